@@ -1,0 +1,76 @@
+"""Every output is re-parsed and compiled before it may be written.
+
+In-process: ``compile()`` under the running interpreter and ``ast.parse`` with the project's
+oldest supported grammar. Across interpreters: `check_with_interpreters` compiles a batch of
+files under other installed Pythons in one subprocess each (see `perturb.tree`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+CURRENT = sys.version_info[:2]
+OLDEST_GRAMMAR = (3, 7)
+
+_CHECK_SCRIPT = r"""
+import json, sys, warnings
+warnings.simplefilter("ignore")
+bad = {}
+for path in sys.stdin.read().splitlines():
+    try:
+        with open(path, "rb") as fh:
+            compile(fh.read(), path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        bad[path] = f"{type(exc).__name__}: {exc}"
+print(json.dumps(bad))
+"""
+
+
+def compile_error(code: str, path: str, min_python: tuple[int, int] = CURRENT) -> str | None:
+    """Why `code` does not compile here or under `min_python`'s grammar, or None."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(code, path, "exec", dont_inherit=True)
+            if min_python < CURRENT:
+                ast.parse(code, path, feature_version=max(min_python, OLDEST_GRAMMAR))
+        except (SyntaxError, ValueError) as exc:
+            where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
+            version = "" if min_python >= CURRENT else f" [checked {CURRENT} and grammar {min_python}]"
+            return f"{type(exc).__name__}: {exc.msg if isinstance(exc, SyntaxError) else exc}{where}{version}"
+    return None
+
+
+def installed_interpreters(versions: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """Executables found on PATH for the given minor versions (other than the running one)."""
+    found = {}
+    for version in versions:
+        if version == CURRENT:
+            continue
+        exe = shutil.which(f"python{version[0]}.{version[1]}")
+        if exe:
+            found[version] = exe
+    return found
+
+
+def check_with_interpreter(exe: str, files: list[Path], timeout: float = 600) -> dict[str, str]:
+    """Compile `files` under another interpreter; returns {path: error} for those that fail."""
+    if not files:
+        return {}
+    proc = subprocess.run(
+        [exe, "-I", "-c", _CHECK_SCRIPT],
+        input="\n".join(str(f) for f in files),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"{exe} could not run the compile check: {proc.stderr.strip()[-500:]}")
+    return json.loads(proc.stdout)

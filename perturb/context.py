@@ -1,0 +1,67 @@
+"""Per-file context handed to a transformation: the seeded RNG, keywords, metadata and logs.
+
+A transformation never touches files or global state; everything it may consult or report
+goes through this object, which the engine creates fresh for each (file, transform) pass.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from repoanchor.perturb.results import SiteRecord, Skipped, snippet
+from repoanchor.perturb.sites import Site
+
+_EMPTY = cst.Module(body=[])
+
+
+@dataclass
+class ProjectInfo:
+    """Facts about the whole tree that a single file cannot tell."""
+
+    min_python: tuple[int, int] = (3, 8)
+    """Oldest Python the project supports; outputs must parse under it."""
+    class_members: dict[str, set[str]] = field(default_factory=dict)
+    """Class name -> names bound in its body, over every module of the project."""
+    class_bases: dict[str, list[str]] = field(default_factory=dict)
+    """Class name -> last dotted component of each base, over every module of the project."""
+
+
+@dataclass
+class FileContext:
+    transform_id: str
+    path: str
+    code: str
+    """The source text of the module this pass starts from."""
+    rng: random.Random
+    keywords: tuple[str, ...] = ()
+    project: ProjectInfo = field(default_factory=ProjectInfo)
+    skips: list[Skipped] = field(default_factory=list)
+    changes: list[SiteRecord] = field(default_factory=list)
+    _wrappers: dict[int, cst.MetadataWrapper] = field(default_factory=dict)
+
+    def metadata_wrapper(self, module: cst.Module) -> cst.MetadataWrapper:
+        """One wrapper per module object, sharing the module's nodes (no deep copy)."""
+        key = id(module)
+        if key not in self._wrappers:
+            self._wrappers = {key: cst.MetadataWrapper(module, unsafe_skip_copy=True)}
+        return self._wrappers[key]
+
+    def skip(self, reason: str, where: str | Site = "") -> None:
+        """Record why a site (or the whole file, with no `where`) was not transformed."""
+        label = where.where if isinstance(where, Site) else where
+        self.skips.append(Skipped(self.transform_id, self.path, reason, label))
+
+    def changed(self, site: Site, before: cst.CSTNode, after: cst.CSTNode | cst.FlattenSentinel) -> None:
+        """Record a rewrite of `site`; called by a transformer when it replaces a node."""
+        self.changes.append(SiteRecord(site.where, snippet(code_of(before)), snippet(code_of(after))))
+
+
+def code_of(node: cst.CSTNode | cst.FlattenSentinel) -> str:
+    if isinstance(node, cst.FlattenSentinel):
+        return "".join(_EMPTY.code_for_node(n) for n in node.nodes)
+    if isinstance(node, cst.Module):
+        return node.code
+    return _EMPTY.code_for_node(node)

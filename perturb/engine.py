@@ -1,0 +1,130 @@
+"""Apply a sequence of transformations to one source file: parse once, check every pass.
+
+`transform_source` is pure: bytes in, bytes (or None) and typed outcomes out. Each pass
+picks k = max(1, ceil(phi * n)) of the n candidate sites with a RNG seeded from
+(seed, transform, path), rewrites them by identity, re-emits and compiles the result. A pass
+whose output does not compile, or that raises, is rolled back and reported as `Failed`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import threading
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from repoanchor.perturb.compile_check import compile_error
+from repoanchor.perturb.context import FileContext, ProjectInfo
+from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
+from repoanchor.perturb.sites import Site
+from repoanchor.perturb.sourcefile import SourceError, decode_source
+from repoanchor.perturb.transforms import Transform, get_transform
+
+BIG_STACK_BYTES = 512 * 1024 * 1024
+RECURSION_LIMIT = 20_000
+
+
+@dataclass(frozen=True)
+class PassSpec:
+    """One transformation pass over a file, with its keywords (keyword-bound transforms)."""
+
+    transform: str
+    keywords: tuple[str, ...] = ()
+
+
+@dataclass
+class FileResult:
+    path: str
+    new_source: bytes | None
+    outcomes: list[Outcome] = field(default_factory=list)
+
+
+def rng_for(seed: int | str, transform: str, path: str, salt: str = "") -> random.Random:
+    """The RNG of one (transform, file) pass; string seeding is stable across runs."""
+    return random.Random(f"{seed}|{transform}|{path}|{salt}")
+
+
+def select_sites(sites: list[Site], fraction: float, rng: random.Random) -> list[Site]:
+    if not sites:
+        return []
+    k = len(sites) if fraction >= 1.0 else max(1, math.ceil(fraction * len(sites)))
+    chosen = set(rng.sample(range(len(sites)), k))
+    return [site for i, site in enumerate(sites) if i in chosen]
+
+
+def transform_source(
+    source: bytes,
+    path: str,
+    passes: list[PassSpec],
+    *,
+    seed: int | str = 0,
+    fraction: float = 0.7,
+    project: ProjectInfo | None = None,
+) -> FileResult:
+    """Run `passes` over one file's bytes. Never raises for a bad file or a bad transform."""
+    project = project or ProjectInfo()
+    try:
+        text = decode_source(source)
+        module = cst.parse_module(source)
+    except (SourceError, cst.ParserSyntaxError, RecursionError) as exc:
+        reason = _parse_reason(exc)
+        return FileResult(path, None, [Skipped(p.transform, path, reason) for p in passes])
+    code, outcomes = text, []
+    for index, spec in enumerate(passes):
+        ctx = FileContext(spec.transform, path, code, rng_for(seed, spec.transform, path, str(index)),
+                          spec.keywords, project)
+        module, code, outcome = _run_pass(get_transform(spec.transform), module, code, ctx, fraction)
+        outcomes.extend(ctx.skips)
+        outcomes.append(outcome)
+    changed = any(isinstance(o, Applied) for o in outcomes)
+    return FileResult(path, module.bytes if changed else None, outcomes)
+
+
+def _run_pass(transform: Transform, module: cst.Module, code: str, ctx: FileContext, fraction: float):
+    if transform.keyword_bound and not ctx.keywords:
+        return module, code, Skipped(ctx.transform_id, ctx.path, "no keyword: this transform inserts a keyword")
+    try:
+        sites = transform.candidates(module, ctx)
+        if not sites:
+            return module, code, Skipped(ctx.transform_id, ctx.path, "no candidate sites")
+        new_module = transform.apply(module, select_sites(sites, fraction, ctx.rng), ctx)
+        new_code = new_module.code
+    except Exception:  # a bug in one transform must not stop the batch: recorded as Failed
+        return module, code, Failed(ctx.transform_id, ctx.path, traceback.format_exc(limit=8))
+    if new_code == code:
+        return module, code, Skipped(ctx.transform_id, ctx.path, "no change: every selected site was refused")
+    if not ctx.changes:
+        return module, code, Failed(ctx.transform_id, ctx.path, "code changed but no site was reported")
+    error = compile_error(new_code, ctx.path, ctx.project.min_python)
+    if error:
+        return module, code, Failed(ctx.transform_id, ctx.path, f"output does not compile, rolled back: {error}")
+    return new_module, new_code, Applied(ctx.transform_id, ctx.path, tuple(ctx.changes))
+
+
+def _parse_reason(exc: Exception) -> str:
+    if isinstance(exc, SourceError):
+        return str(exc)
+    if isinstance(exc, RecursionError):
+        return "unparseable: nesting too deep for the parser"
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return f"unparseable: not valid Python 3 ({first_line})"
+
+
+_executor: ThreadPoolExecutor | None = None
+
+
+def run_with_big_stack(fn, *args, **kwargs):
+    """Run `fn` in a thread with a 512 MiB stack: LibCST recurses deeply on real code."""
+    global _executor
+    if _executor is None:
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+        previous = threading.stack_size(BIG_STACK_BYTES)
+        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="big-stack")
+        _executor.submit(lambda: None).result()  # start the thread while the size applies
+        threading.stack_size(previous)
+    return _executor.submit(fn, *args, **kwargs).result()

@@ -1,0 +1,27 @@
+"""Decide whether a file's bytes are something we may transform, and say why not."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+
+
+class SourceError(ValueError):
+    """A file we refuse to transform; the message is the recorded skip reason."""
+
+
+def decode_source(source: bytes, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The file's text under its declared encoding (PEP 263), or SourceError with the reason."""
+    if not source.strip():
+        raise SourceError("empty: nothing to transform")
+    if len(source) > max_bytes:
+        raise SourceError(f"too large: {len(source)} bytes > limit {max_bytes}")
+    if b"\x00" in source:
+        raise SourceError("binary: contains NUL bytes")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        return source.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        raise SourceError(f"undecodable: {type(exc).__name__}: {exc}") from exc

@@ -1,0 +1,83 @@
+"""comparison-swap: ``a < b`` becomes ``b > a`` (and <=, >, >= likewise).
+
+Only single-operator comparisons whose operands cannot run code with visible side effects
+when evaluated (names, attribute chains, literals and arithmetic over them): swapping the
+operands swaps their evaluation order, so a call on either side is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+import libcst.matchers as m
+
+from repoanchor.perturb.context import FileContext
+from repoanchor.perturb.sites import Site, SiteCollector
+
+MIRROR = {
+    cst.LessThan: cst.GreaterThan,
+    cst.GreaterThan: cst.LessThan,
+    cst.LessThanEqual: cst.GreaterThanEqual,
+    cst.GreaterThanEqual: cst.LessThanEqual,
+}
+SIDE_EFFECT_FREE = m.OneOf(
+    m.Name(), m.Attribute(), m.Integer(), m.Float(), m.Imaginary(), m.SimpleString(),
+    m.UnaryOperation(), m.BinaryOperation(), m.Subscript(),
+)
+EFFECTFUL = m.OneOf(m.Call(), m.Await(), m.Yield(), m.NamedExpr(), m.Lambda(), m.GeneratorExp())
+
+
+def _pure(node: cst.BaseExpression) -> bool:
+    return m.matches(node, SIDE_EFFECT_FREE) and not m.findall(node, EFFECTFUL)
+
+
+class _Collector(SiteCollector):
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if len(node.comparisons) != 1 or type(node.comparisons[0].operator) not in MIRROR:
+            return
+        if _pure(node.left) and _pure(node.comparisons[0].comparator):
+            self.add(node)
+        else:
+            self.ctx.skip("effectful operand: swapping would reorder side effects", self.label(node))
+
+
+class _Swapper(cst.CSTTransformer):
+    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
+        super().__init__()
+        self.sites = {id(site.node): site for site in sites}
+        self.ctx = ctx
+
+    def leave_Comparison(self, original_node: cst.Comparison, updated_node: cst.Comparison) -> cst.BaseExpression:
+        site = self.sites.get(id(original_node))
+        if site is None:
+            return updated_node
+        target = updated_node.comparisons[0]
+        operator = MIRROR[type(target.operator)](
+            whitespace_before=target.operator.whitespace_before, whitespace_after=target.operator.whitespace_after
+        )
+        swapped = updated_node.with_changes(
+            left=target.comparator,
+            comparisons=[target.with_changes(operator=operator, comparator=updated_node.left)],
+        )
+        self.ctx.changed(site, original_node, swapped)
+        return swapped
+
+
+class ComparisonSwap:
+    id = "comparison-swap"
+    family = "spt"
+    description = "Mirror a single <, >, <=, >= comparison: a < b becomes b > a."
+    keyword_bound = False
+
+    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
+        collector = _Collector(ctx)
+        module.visit(collector)
+        return collector.sites
+
+    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
+        return module.visit(_Swapper(sites, ctx))
