@@ -8,7 +8,9 @@ files under other installed Pythons in one subprocess each (see `perturb.tree`).
 from __future__ import annotations
 
 import ast
+import functools
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -48,15 +50,38 @@ def compile_error(code: str, path: str, min_python: tuple[int, int] = CURRENT) -
 
 
 def installed_interpreters(versions: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
-    """Executables found on PATH for the given minor versions (other than the running one)."""
+    """Working executables for the given minor versions (other than the running one).
+
+    Looks on PATH and in pyenv's version folders, and runs each candidate once: a pyenv shim can
+    exist for a version that is not activated and fails when called.
+    """
     found = {}
     for version in versions:
         if version == CURRENT:
             continue
-        exe = shutil.which(f"python{version[0]}.{version[1]}")
-        if exe:
-            found[version] = exe
+        for exe in _candidates(version):
+            if _runs_as(exe, version):
+                found[version] = exe
+                break
     return found
+
+
+def _candidates(version: tuple[int, int]) -> list[str]:
+    name = f"python{version[0]}.{version[1]}"
+    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    direct = sorted(str(p) for p in pyenv_root.glob(f"versions/{version[0]}.{version[1]}*/bin/{name}"))
+    on_path = shutil.which(name)
+    return direct + ([on_path] if on_path else [])
+
+
+@functools.cache
+def _runs_as(exe: str, version: tuple[int, int]) -> bool:
+    try:
+        proc = subprocess.run([exe, "-I", "-c", "import sys; print(sys.version_info[0], sys.version_info[1])"],
+                              capture_output=True, text=True, timeout=30, check=False)
+    except OSError:
+        return False
+    return proc.returncode == 0 and proc.stdout.split() == [str(version[0]), str(version[1])]
 
 
 def check_with_interpreter(exe: str, files: list[Path], timeout: float = 600) -> dict[str, str]:

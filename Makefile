@@ -1,0 +1,30 @@
+# Two commands for a newcomer: `make demo` and `make test`. Each creates .venv when missing
+# and installs the pinned dependencies (requirements.lock) plus this package, editable.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements.lock
+	$(BIN)/python -m pip install -q --no-deps -e .
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/repoanchor demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+lint: $(STAMP)
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/perturb_throughput.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

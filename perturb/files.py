@@ -1,0 +1,83 @@
+"""Which files of a tree are copied, which are candidates for transformation, and why not.
+
+Walking never follows symlinks: a symlinked file or folder is copied as a link and never
+read or written through, so nothing outside the output tree can be touched.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+# Build and tool caches are not part of a project's source; copying them would only leak.
+NEVER_COPY = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".pytest_cache", ".mypy_cache",
+                        ".ruff_cache", ".hypothesis", ".venv", "venv", ".eggs"})
+TEST_PATTERNS = ("tests/*", "*/tests/*", "test/*", "*/test/*", "testing/*", "*/testing/*", "test_*.py",
+                 "*/test_*.py", "*_test.py", "conftest.py", "*/conftest.py")
+"""Test files are never transformed by default: they are the oracle of equivalence."""
+
+
+@dataclass(frozen=True)
+class FileSkip:
+    file: str
+    reason: str
+
+
+def ignore_for_copy(directory: str, names: list[str]) -> set[str]:
+    """`shutil.copytree` ignore hook: caches, VCS folders, virtualenvs, bytecode."""
+    ignored = {n for n in names if n in NEVER_COPY or n.endswith((".pyc", ".pyo"))}
+    for name in names:
+        if (Path(directory) / name / "pyvenv.cfg").is_file():
+            ignored.add(name)
+    return ignored
+
+
+def is_test_file(relpath: str, patterns: tuple[str, ...] = TEST_PATTERNS) -> bool:
+    posix = PurePosixPath(relpath).as_posix()
+    return any(fnmatch.fnmatch(posix, pattern) for pattern in patterns)
+
+
+def python_files(root: Path, *, include_tests: bool = False,
+                 test_patterns: tuple[str, ...] = TEST_PATTERNS) -> tuple[list[str], list[FileSkip]]:
+    """Regular `.py` files under `root` (relative POSIX paths, sorted) and the ones refused, with why."""
+    root = root.resolve()
+    found: list[str] = []
+    skips: list[FileSkip] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        kept = []
+        for d in sorted(dirnames):
+            if d in NEVER_COPY or (here / d / "pyvenv.cfg").is_file():
+                continue
+            if (here / d).is_symlink():
+                skips.append(FileSkip(_rel(here / d, root), _symlink_reason(here / d, root)))
+                continue
+            kept.append(d)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            path = here / name
+            rel = _rel(path, root)
+            if path.is_symlink():
+                skips.append(FileSkip(rel, _symlink_reason(path, root)))
+            elif not path.is_file():
+                skips.append(FileSkip(rel, "not a regular file"))
+            elif not include_tests and is_test_file(rel, test_patterns):
+                skips.append(FileSkip(rel, "test file: never transformed"))
+            else:
+                found.append(rel)
+    return sorted(found), skips
+
+
+def _rel(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _symlink_reason(path: Path, root: Path) -> str:
+    target = Path(os.path.realpath(path))
+    if not target.is_relative_to(root):
+        return f"symlink: points outside the tree ({os.readlink(path)}); copied as a link, never transformed"
+    return f"symlink: copied as a link, never transformed (target {target.relative_to(root).as_posix()})"

@@ -1,0 +1,108 @@
+"""Whole-project facts a file-local transformation needs: supported Pythons, a class index."""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+import sys
+import warnings
+from pathlib import Path
+
+from repoanchor.perturb.context import ProjectInfo
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+DEFAULT_MIN_PYTHON = (3, 8)
+_LOWER_BOUND = re.compile(r"(>=|~=|>|==)\s*3\.(\d+)")
+_SETUP_PY = re.compile(r"python_requires\s*=\s*['\"]([^'\"]+)['\"]")
+
+
+def min_python(root: Path) -> tuple[int, int]:
+    """The oldest Python 3 the project declares (pyproject, setup.cfg, setup.py), else 3.8."""
+    spec = _requires_python(root)
+    if spec:
+        bounds = [(op, int(minor)) for op, minor in _LOWER_BOUND.findall(spec)]
+        if bounds:
+            minor = min(m + (1 if op == ">" else 0) for op, m in bounds)
+            return (3, minor)
+    return DEFAULT_MIN_PYTHON
+
+
+def _requires_python(root: Path) -> str | None:
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            spec = tomllib.loads(pyproject.read_text()).get("project", {}).get("requires-python")
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            spec = None
+        if spec:
+            return spec
+    setup_cfg = root / "setup.cfg"
+    if setup_cfg.is_file():
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read(setup_cfg)
+            spec = parser.get("options", "python_requires", fallback=None)
+        except configparser.Error:
+            spec = None
+        if spec:
+            return spec
+    setup_py = root / "setup.py"
+    if setup_py.is_file():
+        match = _SETUP_PY.search(setup_py.read_text(errors="replace"))
+        if match:
+            return match.group(1)
+    return None
+
+
+def class_index(root: Path, files: list[str]) -> tuple[dict[str, set[str]], dict[str, list[str]]]:
+    """Class name -> member names and base names over `files`; same-named classes are merged."""
+    members: dict[str, set[str]] = {}
+    bases: dict[str, list[str]] = {}
+    for rel in files:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse((root / rel).read_bytes())
+        except (SyntaxError, ValueError, RecursionError):
+            continue  # such files are reported as skipped by the engine; they define nothing we can index
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                members.setdefault(node.name, set()).update(_body_names(node.body))
+                known = bases.setdefault(node.name, [])
+                known.extend(b for b in (_last_name(e) for e in node.bases) if b and b not in known)
+    return members, bases
+
+
+def _body_names(body: list[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(stmt.name)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(stmt, (ast.If, ast.Try)):
+            names.update(_body_names(stmt.body + getattr(stmt, "orelse", [])))
+    return names
+
+
+def _last_name(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return None
+
+
+def project_info(root: Path, files: list[str], *, index_classes: bool) -> ProjectInfo:
+    info = ProjectInfo(min_python=min_python(root))
+    if index_classes:
+        info.class_members, info.class_bases = class_index(root, files)
+    return info

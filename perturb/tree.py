@@ -1,0 +1,177 @@
+"""Apply transformations to a whole source tree: copy, select files, transform in parallel, check.
+
+Only files that at least one transform selects are read and parsed. Each worker process runs
+the per-file engine in a large-stack thread. After writing, changed files are compiled under the
+oldest and newest supported interpreters installed here; a file that fails is restored from the
+source tree and its applied passes become `Failed`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from repoanchor.perturb.compile_check import CURRENT, check_with_interpreter, installed_interpreters
+from repoanchor.perturb.context import ProjectInfo
+from repoanchor.perturb.engine import FileResult, PassSpec, rng_for, run_with_big_stack, transform_source
+from repoanchor.perturb.files import FileSkip, ignore_for_copy, python_files
+from repoanchor.perturb.project import project_info
+from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
+from repoanchor.perturb.transforms import get_transform_class
+
+NEWEST_CHECKED = (3, 13)
+
+
+@dataclass
+class ApplyConfig:
+    transforms: list[str]
+    fraction: float = 0.7
+    file_fraction: float = 1.0
+    targets: list[str] = field(default_factory=list)
+    keywords: list[str] = field(default_factory=list)
+    seed: int | str = 0
+    include_tests: bool = False
+    workers: int = 0
+    """Worker processes; 0 means one per core."""
+    check_interpreters: bool = True
+
+
+@dataclass
+class TreeReport:
+    outcomes: list[Outcome]
+    file_skips: list[FileSkip]
+    changed_files: list[str]
+    files_considered: int
+    files_parsed: int
+    project: ProjectInfo
+    interpreter_checks: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Job:
+    path: str
+    source: bytes
+    passes: list[PassSpec]
+    seed: int | str
+    fraction: float
+    project: ProjectInfo
+
+
+def apply_tree(src: Path, out: Path, config: ApplyConfig,
+               progress: Callable[[int, int], None] | None = None) -> TreeReport:
+    """Write a transformed copy of `src` to `out` (which must not exist). Removes `out` on a crash."""
+    src, out = src.resolve(), out.resolve()
+    _check_paths(src, out)
+    for transform in config.transforms:
+        get_transform_class(transform)  # fail fast on an unknown id, before any copying
+    shutil.copytree(src, out, symlinks=True, ignore=ignore_for_copy)
+    try:
+        return _apply_copied(src, out, config, progress)
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def _check_paths(src: Path, out: Path) -> None:
+    if not src.is_dir():
+        raise ValueError(f"source tree {src} is not a directory")
+    if out.exists() or out.is_symlink():
+        raise ValueError(f"output {out} already exists; refusing to overwrite")
+    if out.is_relative_to(src):
+        raise ValueError(f"output {out} is inside the source tree {src}")
+
+
+def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeReport:
+    files, file_skips = python_files(src, include_tests=config.include_tests)
+    passes, outcomes = _usable_passes(config)
+    project = project_info(src, files, index_classes="dead-method" in passes)
+    jobs = [job for rel in files if (job := _job_for(src, rel, passes, config, project))]
+    results = _run_jobs(jobs, config.workers, progress)
+    changed = []
+    for result in results:
+        outcomes.extend(result.outcomes)
+        if result.new_source is not None:
+            _write_inside(out, result.path, result.new_source)
+            changed.append(result.path)
+    report = TreeReport(outcomes, file_skips, changed, len(files), len(jobs), project)
+    if config.check_interpreters:
+        _check_other_interpreters(src, out, report)
+    return report
+
+
+def _usable_passes(config: ApplyConfig) -> tuple[list[str], list[Outcome]]:
+    usable, outcomes = [], []
+    for transform in config.transforms:
+        if get_transform_class(transform).keyword_bound and not config.keywords:
+            outcomes.append(Skipped(transform, "*", "no keyword: this transform inserts a keyword; pass --keyword"))
+        else:
+            usable.append(transform)
+    return usable, outcomes
+
+
+def _job_for(src: Path, rel: str, passes: list[str], config: ApplyConfig, project: ProjectInfo) -> _Job | None:
+    keywords = tuple(config.keywords)
+    chosen = [
+        PassSpec(t, keywords if get_transform_class(t).keyword_bound else ())
+        for t in passes
+        if rel in config.targets or rng_for(config.seed, t, rel, "file").random() < config.file_fraction
+    ]
+    if not chosen:
+        return None
+    return _Job(rel, (src / rel).read_bytes(), chosen, config.seed, config.fraction, project)
+
+
+def _run_job(job: _Job) -> FileResult:
+    return run_with_big_stack(transform_source, job.source, job.path, job.passes,
+                              seed=job.seed, fraction=job.fraction, project=job.project)
+
+
+def _run_jobs(jobs: list[_Job], workers: int, progress) -> list[FileResult]:
+    workers = workers or os.cpu_count() or 1
+    results: list[FileResult] = []
+    if workers == 1 or len(jobs) < 4:
+        iterator = map(_run_job, jobs)
+        pool = None
+    else:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        iterator = pool.map(_run_job, jobs, chunksize=max(1, min(16, len(jobs) // (workers * 8))))
+    try:
+        for result in iterator:
+            results.append(result)
+            if progress:
+                progress(len(results), len(jobs))
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
+    return results
+
+
+def _write_inside(out: Path, rel: str, data: bytes) -> None:
+    target = out / rel
+    if target.is_symlink() or not target.resolve().is_relative_to(out):
+        raise RuntimeError(f"refusing to write {rel}: it resolves outside the output tree")
+    target.write_bytes(data)
+
+
+def _check_other_interpreters(src: Path, out: Path, report: TreeReport) -> None:
+    """Compile changed files under the oldest and newest supported Pythons installed here."""
+    low = report.project.min_python
+    wanted = sorted({low, NEWEST_CHECKED} - {CURRENT})
+    for version, exe in installed_interpreters(wanted).items():
+        bad = check_with_interpreter(exe, [out / rel for rel in report.changed_files])
+        report.interpreter_checks[f"{version[0]}.{version[1]}"] = len(report.changed_files)
+        for path, error in sorted(bad.items()):
+            rel = Path(path).relative_to(out).as_posix()
+            shutil.copyfile(src / rel, out / rel)
+            report.changed_files.remove(rel)
+            _fail_file(report, rel, f"output does not compile under Python {version[0]}.{version[1]}, "
+                                    f"file rolled back: {error}")
+
+
+def _fail_file(report: TreeReport, rel: str, reason: str) -> None:
+    report.outcomes = [Failed(o.transform, o.file, reason) if isinstance(o, Applied) and o.file == rel else o
+                       for o in report.outcomes]
