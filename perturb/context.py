@@ -33,14 +33,22 @@ class ProjectInfo:
 class FileContext:
     transform_id: str
     path: str
-    code: str
-    """The source text of the module this pass starts from."""
+    module: cst.Module
+    """The module this pass starts from."""
     rng: random.Random
     keywords: tuple[str, ...] = ()
     project: ProjectInfo = field(default_factory=ProjectInfo)
     skips: list[Skipped] = field(default_factory=list)
     changes: list[SiteRecord] = field(default_factory=list)
     _wrappers: dict[int, cst.MetadataWrapper] = field(default_factory=dict)
+    _code: str | None = None
+
+    @property
+    def code(self) -> str:
+        """The source text of `module`, emitted on first use (emitting is not free)."""
+        if self._code is None:
+            self._code = self.module.code
+        return self._code
 
     def metadata_wrapper(self, module: cst.Module) -> cst.MetadataWrapper:
         """One wrapper per module object, sharing the module's nodes (no deep copy)."""

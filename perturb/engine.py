@@ -1,9 +1,10 @@
-"""Apply a sequence of transformations to one source file: parse once, check every pass.
+"""Apply a sequence of transformations to one source file: parse once, check the result.
 
-`transform_source` is pure: bytes in, bytes (or None) and typed outcomes out. Each pass
-picks k = max(1, ceil(phi * n)) of the n candidate sites with a RNG seeded from
-(seed, transform, path), rewrites them by identity, re-emits and compiles the result. A pass
-whose output does not compile, or that raises, is rolled back and reported as `Failed`.
+`transform_source` is pure: bytes in, bytes (or None) and typed outcomes out. Each pass picks
+k = max(1, ceil(phi * n)) of the n candidate sites with a RNG seeded from (seed, transform,
+path, pass index) and rewrites them by identity. The final code is emitted once and compiled;
+if it does not compile, the passes are replayed with a check after each so that exactly the
+offending pass is rolled back and reported as `Failed`. A pass that raises is `Failed` too.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from repoanchor.perturb.context import FileContext, ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.sourcefile import SourceError, decode_source
-from repoanchor.perturb.transforms import Transform, get_transform
+from repoanchor.perturb.transforms import get_transform
 
 BIG_STACK_BYTES = 512 * 1024 * 1024
 RECURSION_LIMIT = 20_000
@@ -73,37 +74,56 @@ def transform_source(
         module = cst.parse_module(source)
     except (SourceError, cst.ParserSyntaxError, RecursionError) as exc:
         reason = _parse_reason(exc)
-        return FileResult(path, None, [Skipped(p.transform, path, reason) for p in passes])
-    code, outcomes = text, []
+        return FileResult(path, None, [Skipped(get_transform(p.transform).id, path, reason) for p in passes])
+    final, outcomes = _run_passes(module, text, path, passes, seed, fraction, project, check_each=False)
+    if not any(isinstance(o, Applied) for o in outcomes):
+        return FileResult(path, None, outcomes)
+    if compile_error(final.code, path, project.min_python):
+        final, outcomes = _run_passes(module, text, path, passes, seed, fraction, project, check_each=True)
+        if not any(isinstance(o, Applied) for o in outcomes):
+            return FileResult(path, None, outcomes)
+    return FileResult(path, final.bytes, outcomes)
+
+
+def _run_passes(module, text, path, passes, seed, fraction, project, *, check_each: bool):
+    outcomes: list[Outcome] = []
+    code: str | None = text
     for index, spec in enumerate(passes):
-        ctx = FileContext(spec.transform, path, code, rng_for(seed, spec.transform, path, str(index)),
-                          spec.keywords, project)
-        module, code, outcome = _run_pass(get_transform(spec.transform), module, code, ctx, fraction)
+        transform = get_transform(spec.transform)
+        ctx = FileContext(transform.id, path, module, rng_for(seed, transform.id, path, str(index)),
+                          spec.keywords, project, _code=code)
+        new_module, outcome = _run_pass(transform, module, ctx, fraction)
+        if check_each and isinstance(outcome, Applied):
+            new_code = new_module.code
+            error = compile_error(new_code, path, project.min_python)
+            if error:
+                reason = f"output does not compile, rolled back: {error}"
+                new_module, outcome = module, Failed(transform.id, path, reason)
+            else:
+                code = new_code
+        elif new_module is not module:
+            code = None
+        module = new_module
         outcomes.extend(ctx.skips)
         outcomes.append(outcome)
-    changed = any(isinstance(o, Applied) for o in outcomes)
-    return FileResult(path, module.bytes if changed else None, outcomes)
+    return module, outcomes
 
 
-def _run_pass(transform: Transform, module: cst.Module, code: str, ctx: FileContext, fraction: float):
+def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float) -> tuple[cst.Module, Outcome]:
     if transform.keyword_bound and not ctx.keywords:
-        return module, code, Skipped(ctx.transform_id, ctx.path, "no keyword: this transform inserts a keyword")
+        return module, Skipped(ctx.transform_id, ctx.path, "no keyword: this transform inserts a keyword")
     try:
         sites = transform.candidates(module, ctx)
         if not sites:
-            return module, code, Skipped(ctx.transform_id, ctx.path, "no candidate sites")
+            return module, Skipped(ctx.transform_id, ctx.path, "no candidate sites")
         new_module = transform.apply(module, select_sites(sites, fraction, ctx.rng), ctx)
-        new_code = new_module.code
     except Exception:  # a bug in one transform must not stop the batch: recorded as Failed
-        return module, code, Failed(ctx.transform_id, ctx.path, traceback.format_exc(limit=8))
-    if new_code == code:
-        return module, code, Skipped(ctx.transform_id, ctx.path, "no change: every selected site was refused")
+        return module, Failed(ctx.transform_id, ctx.path, traceback.format_exc(limit=8))
     if not ctx.changes:
-        return module, code, Failed(ctx.transform_id, ctx.path, "code changed but no site was reported")
-    error = compile_error(new_code, ctx.path, ctx.project.min_python)
-    if error:
-        return module, code, Failed(ctx.transform_id, ctx.path, f"output does not compile, rolled back: {error}")
-    return new_module, new_code, Applied(ctx.transform_id, ctx.path, tuple(ctx.changes))
+        if new_module is not module and not new_module.deep_equals(module):
+            return module, Failed(ctx.transform_id, ctx.path, "code changed but no site was reported")
+        return module, Skipped(ctx.transform_id, ctx.path, "no change: every selected site was refused")
+    return new_module, Applied(ctx.transform_id, ctx.path, tuple(ctx.changes))
 
 
 def _parse_reason(exc: Exception) -> str:

@@ -1,16 +1,22 @@
 """Sites are nodes, not coordinates: a candidate holds the very node object to rewrite.
 
-`SiteCollector` is a read-only visitor base that tracks the enclosing scope so that each
-site gets a stable, human-readable label such as ``Parser.parse/If#2``.
+`SiteCollector` is a read-only visitor base that tracks the enclosing scope so that each site
+gets a stable, human-readable label such as ``Parser.parse/If#2``, and remembers each site's
+ancestors. Run it with `collector.collect(module)` (fast field walk, see `walk.py`); it is also
+a `CSTVisitor`, so `MetadataWrapper.visit` works when a transform needs metadata.
+`rewrite_sites` then rebuilds only the ancestors of the chosen sites.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
+
+from repoanchor.perturb.walk import ancestor_paths, replace_nodes, walk
 
 
 @dataclass(frozen=True, eq=False)
@@ -20,16 +26,26 @@ class Site:
     node: cst.CSTNode
     where: str
     data: dict[str, Any] = field(default_factory=dict)
+    path: tuple[cst.CSTNode, ...] = ()
+    """Ancestors from the module down to the node's parent (empty if unknown)."""
 
 
 class SiteCollector(cst.CSTVisitor):
-    """Visitor that knows its scope path and labels the sites it adds."""
+    """Visitor that knows its scope path and labels the sites it adds.
+
+    Subclasses that override visit_/leave_ FunctionDef or ClassDef must call super().
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.sites: list[Site] = []
         self.scope: list[str] = []
-        self._ordinals: Counter[str] = Counter()
+        self.ancestors: list[cst.CSTNode] = []
+        self._ordinals: Counter[tuple[str, str]] = Counter()
+
+    def collect(self, module: cst.Module) -> list[Site]:
+        walk(self, module, self.ancestors)
+        return self.sites
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool | None:
         self.scope.append(node.name.value)
@@ -52,6 +68,33 @@ class SiteCollector(cst.CSTVisitor):
         return f"{scope}/{kind}#{self._ordinals[(scope, kind)]}"
 
     def add(self, node: cst.CSTNode, **data: Any) -> Site:
-        site = Site(node, self.label(node), data)
+        site = Site(node, self.label(node), data, tuple(self.ancestors))
         self.sites.append(site)
         return site
+
+
+SiteRewrite = Callable[[Site, cst.CSTNode, cst.CSTNode], "cst.CSTNode | cst.FlattenSentinel | None"]
+
+
+def rewrite_sites(module: cst.Module, sites: Sequence[Site], ctx: Any, rewrite: SiteRewrite) -> cst.Module:
+    """Replace each site by `rewrite(site, original, updated)`; None refuses (module unchanged there).
+
+    `updated` is the site with its inner sites already rewritten. Every replacement is recorded
+    with `ctx.changed`. Only ancestors of the sites are rebuilt.
+    """
+    paths = [site.path for site in sites]
+    if any(not p for p in paths):
+        found = ancestor_paths(module, [s.node for s in sites])
+        paths = [found[id(s.node)] for s in sites]
+
+    def make(site: Site):
+        def apply(original: cst.CSTNode, updated: cst.CSTNode):
+            new = rewrite(site, original, updated)
+            if new is None:
+                return updated
+            ctx.changed(site, original, new)
+            return new
+
+        return apply
+
+    return replace_nodes(module, {id(s.node): make(s) for s in sites}, paths)

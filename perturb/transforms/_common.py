@@ -134,3 +134,50 @@ def rebound_names(module: cst.Module, code: str, names: Iterable[str]) -> str | 
     if scan.star_import:
         return "a star-import may rebind " + ", ".join(sorted(wanted))
     return None
+
+
+# `not` binds tighter than these; a comparison would parse, but `not a < b` misleads readers.
+_PARENTHESISED_UNDER_NOT = (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr, cst.Yield, cst.Comparison)
+
+
+def negated(expr: cst.BaseExpression) -> cst.UnaryOperation:
+    """``not expr``, parenthesising a bare `expr` that binds looser than ``not``, or a comparison."""
+    if not expr.lpar and isinstance(expr, _PARENTHESISED_UNDER_NOT):
+        expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.UnaryOperation(operator=cst.Not(whitespace_after=cst.SimpleWhitespace(" ")), expression=expr)
+
+
+def spaced(whitespace: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
+    """`whitespace`, or one space where it is empty: ``if(x)`` must not become ``ifnot (x)``."""
+    if isinstance(whitespace, cst.SimpleWhitespace) and not whitespace.value:
+        return cst.SimpleWhitespace(" ")
+    return whitespace
+
+
+class _DeclarationFinder(cst.CSTVisitor):
+    """``global``/``nonlocal`` statements of the scope being visited, not of nested scopes."""
+
+    def __init__(self) -> None:
+        self.found: str | None = None
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.found = self.found or "global " + ", ".join(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.found = self.found or "nonlocal " + ", ".join(item.name.value for item in node.names)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+def scope_declaration_in(node: cst.CSTNode) -> str | None:
+    """The first ``global``/``nonlocal`` in `node` that belongs to its own scope, or None.
+
+    Duplicating such a declaration is a SyntaxError once the first copy's uses precede the second.
+    """
+    finder = _DeclarationFinder()
+    node.visit(finder)
+    return finder.found

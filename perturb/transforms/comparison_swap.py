@@ -13,7 +13,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 
 MIRROR = {
     cst.LessThan: cst.GreaterThan,
@@ -46,26 +46,15 @@ class _Collector(SiteCollector):
             self.ctx.skip("effectful operand: swapping would reorder side effects", self.label(node))
 
 
-class _Swapper(cst.CSTTransformer):
-    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
-        super().__init__()
-        self.sites = {id(site.node): site for site in sites}
-        self.ctx = ctx
-
-    def leave_Comparison(self, original_node: cst.Comparison, updated_node: cst.Comparison) -> cst.BaseExpression:
-        site = self.sites.get(id(original_node))
-        if site is None:
-            return updated_node
-        target = updated_node.comparisons[0]
-        operator = MIRROR[type(target.operator)](
-            whitespace_before=target.operator.whitespace_before, whitespace_after=target.operator.whitespace_after
-        )
-        swapped = updated_node.with_changes(
-            left=target.comparator,
-            comparisons=[target.with_changes(operator=operator, comparator=updated_node.left)],
-        )
-        self.ctx.changed(site, original_node, swapped)
-        return swapped
+def _swap(site: Site, original: cst.Comparison, updated: cst.Comparison) -> cst.Comparison:
+    target = updated.comparisons[0]
+    operator = MIRROR[type(target.operator)](
+        whitespace_before=target.operator.whitespace_before, whitespace_after=target.operator.whitespace_after
+    )
+    return updated.with_changes(
+        left=target.comparator,
+        comparisons=[target.with_changes(operator=operator, comparator=updated.left)],
+    )
 
 
 class ComparisonSwap:
@@ -75,9 +64,7 @@ class ComparisonSwap:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        collector = _Collector(ctx)
-        module.visit(collector)
-        return collector.sites
+        return _Collector(ctx).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return module.visit(_Swapper(sites, ctx))
+        return rewrite_sites(module, sites, ctx, _swap)

@@ -1,0 +1,165 @@
+"""dead-string-assign: insert ``<name> = "<keyword>"`` before a statement of a function body.
+
+The assignment binds a fresh local that nothing reads, so the function behaves the same.
+Sites are the statements of each ``def`` body, recursing into ``if``/``elif``/``else``,
+``for``/``while`` and their ``else``, ``with``, ``try``/``except``/``else``/``finally`` and
+``match`` cases, but not into nested ``def``/``class`` (a nested ``def`` is its own function;
+a class body is not a function body). A one-line body (``if x: return 1``) takes the
+assignment as its first small statement. Refused, with the reason class in brackets:
+
+- [introspection] the function, or anything nested in it, calls ``locals()``, ``vars()``,
+  ``eval``, ``exec``, ``dir()`` or inspects frames, which would see the extra local;
+- [docstring] the position before a function's docstring: the docstring would become a plain
+  expression and ``__doc__`` would change;
+- [unreachable] positions after a ``return``/``raise``/``break``/``continue`` in the same
+  block: code there is dead already, and the prior art's choice not to add to it is kept.
+
+The name is drawn by ``naming.fresh_name`` against every identifier in the module text, so no
+nested function, ``global`` or later statement can refer to it. The keyword is an arbitrary
+string, emitted as a literal that ``ast.literal_eval`` turns back into exactly that string:
+quotes and backslashes escaped, unprintable characters (newlines, NUL, bidi controls,
+surrogates) as ``\\x``/``\\u``/``\\U`` escapes (``\\x00``, never ``\\0``, which would swallow a
+following digit as octal), and non-ASCII characters escaped when the file is not UTF-8.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator, Sequence
+
+import libcst as cst
+
+from repoanchor.perturb.context import FileContext
+from repoanchor.perturb.naming import fresh_name, identifiers_in
+from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.transforms._common import introspection_in, is_docstring
+
+TERMINAL = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+Block = cst.IndentedBlock | cst.SimpleStatementSuite
+
+
+def string_literal(text: str, encoding: str = "utf-8") -> str:
+    """A double-quoted literal that evaluates to exactly `text` and encodes in `encoding`."""
+    keep_unicode = codecs.lookup(encoding).name == "utf-8"
+    out = []
+    for char in text:
+        if char in '\\"':
+            out.append("\\" + char)
+        elif char.isprintable() and (char.isascii() or keep_unicode):
+            out.append(char)
+        else:
+            out.append(ascii(char)[1:-1])
+    return '"' + "".join(out) + '"'
+
+
+def _inner_blocks(stmt: cst.BaseStatement) -> Iterator[Block]:
+    """The blocks of a compound statement that still belong to the enclosing function."""
+    if isinstance(stmt, cst.If):
+        yield stmt.body
+        if stmt.orelse is not None:
+            yield from [stmt.orelse.body] if isinstance(stmt.orelse, cst.Else) else _inner_blocks(stmt.orelse)
+    elif isinstance(stmt, (cst.For, cst.While, cst.Try, cst.TryStar)):
+        yield stmt.body
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            yield from (handler.body for handler in stmt.handlers)
+            if stmt.finalbody is not None:
+                yield stmt.finalbody.body
+        if stmt.orelse is not None:
+            yield stmt.orelse.body
+    elif isinstance(stmt, cst.With):
+        yield stmt.body
+    elif isinstance(stmt, cst.Match):
+        yield from (case.body for case in stmt.cases)
+
+
+def _terminal(stmt: cst.BaseStatement) -> str | None:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, TERMINAL):
+                return type(small).__name__.lower()
+    return None
+
+
+class _Collector(SiteCollector):
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        super().visit_FunctionDef(node)
+        found = introspection_in(node)
+        if found:
+            self.ctx.skip(f"introspection: {found} could observe the new local", self.label(node))
+        else:
+            self._block(node.body, function_body=True)
+        return True
+
+    def _block(self, block: Block, function_body: bool = False) -> None:
+        docstring_skip = "docstring: inserting before it would turn it into a plain expression"
+        if isinstance(block, cst.SimpleStatementSuite):
+            if function_body and is_docstring(block.body[0]):
+                self.ctx.skip(docstring_skip, self.label(block))
+            else:
+                self.add(block)
+            return
+        terminated = None
+        for index, stmt in enumerate(block.body):
+            if function_body and index == 0 and is_docstring(stmt):
+                self.ctx.skip(docstring_skip, self.label(stmt))
+            elif terminated:
+                self.ctx.skip(f"unreachable: after a {terminated} in the same block", self.label(stmt))
+            else:
+                self.add(stmt)
+            terminated = terminated or _terminal(stmt)
+            for inner in _inner_blocks(stmt):
+                self._block(inner)
+
+
+class _Inserter(cst.CSTTransformer):
+    def __init__(self, sites: Sequence[Site], ctx: FileContext, encoding: str) -> None:
+        super().__init__()
+        self.sites = {id(site.node): site for site in sites}
+        self.ctx = ctx
+        self.encoding = encoding
+        self.taken = identifiers_in(ctx.code)
+
+    def _assign(self) -> cst.Assign:
+        name = fresh_name(self.ctx.rng, self.taken)
+        value = string_literal(self.ctx.rng.choice(self.ctx.keywords), self.encoding)
+        return cst.Assign([cst.AssignTarget(cst.Name(name))], cst.SimpleString(value))
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+        body: list[cst.BaseStatement] = []
+        for before, after in zip(original_node.body, updated_node.body, strict=True):
+            site = self.sites.get(id(before))
+            if site is not None:
+                line = cst.SimpleStatementLine([self._assign()])
+                self.ctx.changed(site, before, cst.FlattenSentinel([line, after]))
+                body.append(line)
+            body.append(after)
+        return updated_node.with_changes(body=body)
+
+    def leave_SimpleStatementSuite(
+        self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
+    ) -> cst.SimpleStatementSuite:
+        site = self.sites.get(id(original_node))
+        if site is None:
+            return updated_node
+        suite = updated_node.with_changes(body=[self._assign(), *updated_node.body])
+        self.ctx.changed(site, original_node, suite)
+        return suite
+
+
+class DeadStringAssign:
+    id = "dead-string-assign"
+    family = "spt"
+    description = 'Insert an unused `name = "<keyword>"` assignment before a statement in a function.'
+    keyword_bound = True
+
+    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
+        collector = _Collector(ctx)
+        module.visit(collector)
+        return collector.sites
+
+    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
+        return module.visit(_Inserter(sites, ctx, module.encoding))

@@ -1,0 +1,121 @@
+"""double-negation: a condition ``t`` becomes ``not not t``.
+
+Sites: the test of every ``if``, ``elif``, ``while``, conditional expression (``a if t else b``)
+and ``assert``.
+
+Why behaviour is kept: each of these consumes only the truth of its test, and ``not not t``
+consults the truth of ``t`` exactly once, as the statement itself would, then yields the same
+truth; an exception from ``__bool__``/``__len__`` is raised at the same point. An ``assert``
+still disappears entirely under ``python -O``.
+
+Layout: ``t`` is parenthesised where ``not`` would bind to less of it (``not not (a or b)``)
+and, for the reader, when it is a comparison; empty whitespace before the test becomes one
+space, because ``if(t):`` would otherwise print as ``ifnot not (t):``.
+
+Refused (reported):
+- a constant test (``while True``, ``while 1``, ``if 0``, ``if __debug__``, a string, ``None``,
+  ``...``): type checkers, linters and the compiler reason about these idioms syntactically
+  (infinite loops, unreachable code), and ``not not True`` is an obvious artefact;
+- a test that already starts with ``not``: ``not not not t`` reads as a mistake rather than as
+  code someone wrote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+import libcst.matchers as m
+
+from repoanchor.perturb.context import FileContext
+from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.transforms._common import negated, spaced
+
+NUMBER = m.OneOf(m.Integer(), m.Float(), m.Imaginary())
+CONSTANT = m.OneOf(
+    NUMBER,
+    m.UnaryOperation(operator=m.OneOf(m.Minus(), m.Plus()), expression=NUMBER),
+    m.SimpleString(),
+    m.ConcatenatedString(),
+    m.Ellipsis(),
+    m.Name("True") | m.Name("False") | m.Name("None") | m.Name("__debug__"),
+)
+ALREADY_NEGATED = m.UnaryOperation(operator=m.Not())
+WHITESPACE_BEFORE_TEST = {
+    cst.If: "whitespace_before_test",
+    cst.While: "whitespace_after_while",
+    cst.IfExp: "whitespace_after_if",
+    cst.Assert: "whitespace_after_assert",
+}
+
+
+class _Collector(SiteCollector):
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def _consider(self, node: cst.If | cst.While | cst.IfExp | cst.Assert) -> None:
+        if m.matches(node.test, CONSTANT):
+            self.ctx.skip("constant test: static tools treat literal conditions specially", self.label(node))
+        elif m.matches(node.test, ALREADY_NEGATED):
+            self.ctx.skip("already negated: the test starts with `not`", self.label(node))
+        else:
+            self.add(node)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._consider(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._consider(node)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._consider(node)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._consider(node)
+
+
+class _Negator(cst.CSTTransformer):
+    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
+        super().__init__()
+        self.sites = {id(site.node): site for site in sites}
+        self.ctx = ctx
+
+    def _rewrite(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
+        site = self.sites.get(id(original_node))
+        if site is None:
+            return updated_node
+        field = WHITESPACE_BEFORE_TEST[type(updated_node)]
+        new = updated_node.with_changes(
+            test=negated(negated(updated_node.test)),
+            **{field: spaced(getattr(updated_node, field))},
+        )
+        self.ctx.changed(site, original_node, new)
+        return new
+
+    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
+        return self._rewrite(original_node, updated_node)
+
+    def leave_While(self, original_node: cst.While, updated_node: cst.While) -> cst.While:
+        return self._rewrite(original_node, updated_node)
+
+    def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.IfExp:
+        return self._rewrite(original_node, updated_node)
+
+    def leave_Assert(self, original_node: cst.Assert, updated_node: cst.Assert) -> cst.Assert:
+        return self._rewrite(original_node, updated_node)
+
+
+class DoubleNegation:
+    id = "double-negation"
+    family = "spt"
+    description = "Wrap an if/elif/while/conditional-expression/assert test in `not not`."
+    keyword_bound = False
+
+    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
+        collector = _Collector(ctx)
+        module.visit(collector)
+        return collector.sites
+
+    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
+        return module.visit(_Negator(sites, ctx))

@@ -1,0 +1,253 @@
+"""for-to-while: a ``for`` loop becomes an explicit ``iter``/``next`` loop.
+
+``for T in X: body else: E`` becomes::
+
+    _it = iter(X)                 # an implicit tuple X is parenthesised
+    _flag = True                  # only with an else clause
+    while True:
+        try:
+            _item = next(_it)
+        except StopIteration:
+            break
+        T = _item
+        body                      # each break of this loop first sets _flag = False
+    del _it
+    if _flag:
+        E
+
+The target is assigned outside the ``try`` so that a StopIteration raised by a target
+setter (``obj.attr``, ``d[k]``) propagates as it does from a ``for``; the body is outside it
+for the same reason and so that its exceptions get no StopIteration ``__context__``.
+``del _it`` drops the iterator where the ``for`` would, so a generator left by ``break`` is
+finalised at the same point. Breaks in nested loops (but not in their else clauses, which
+belong to this loop), defs and classes are not this loop's and are left alone.
+
+Refused, and reported:
+- ``iter``, ``next`` or ``StopIteration`` bound anywhere in the module, or any star-import:
+  the rewrite relies on the builtins.
+- loops in a class body: the new names would become class attributes (e.g. Enum members).
+- loops in a function that uses locals()/vars()/eval/exec or frame introspection: the new
+  locals would be visible there.
+- a for-else whose body has a ``continue`` of this loop inside a ``finally``: it can cancel a
+  break after the flag was cleared, so the else would wrongly be skipped.
+- ``async for``: its protocol (aiter/anext) has no builtin spelling before Python 3.10.
+New names are private (``_`` prefix), so module-level loops add nothing to star-imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+import libcst.matchers as m
+
+from repoanchor.perturb.context import FileContext
+from repoanchor.perturb.naming import fresh_name, identifiers_in
+from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.transforms._common import introspection_in, rebound_names
+
+BUILTINS = ("iter", "next", "StopIteration")
+
+
+class _Collector(SiteCollector):
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.owners: list[cst.FunctionDef | cst.ClassDef] = []
+        self.introspection: dict[int, str | None] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool | None:
+        self.owners.append(node)
+        return super().visit_FunctionDef(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.owners.pop()
+        super().leave_FunctionDef(original_node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool | None:
+        self.owners.append(node)
+        return super().visit_ClassDef(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.owners.pop()
+        super().leave_ClassDef(original_node)
+
+    def visit_For(self, node: cst.For) -> None:
+        reason = self._refusal(node)
+        if reason:
+            self.ctx.skip(reason, self.label(node))
+        else:
+            self.add(node)
+
+    def _refusal(self, node: cst.For) -> str | None:
+        if node.asynchronous is not None:
+            return "async for: aiter/anext have no builtin spelling before Python 3.10"
+        owner = self.owners[-1] if self.owners else None
+        if isinstance(owner, cst.ClassDef):
+            return "class body: new loop names would become class attributes"
+        if owner is not None and id(owner) not in self.introspection:
+            self.introspection[id(owner)] = introspection_in(owner)
+        found = self.introspection.get(id(owner)) if owner is not None else None
+        if found:
+            return f"introspection: {found} in the function could see the new locals"
+        if node.orelse is not None and _continue_in_finally(node.body):
+            return "continue in finally: it could cancel a break after the else flag was cleared"
+        return None
+
+
+class _OwnLoopWalker:
+    """Mixin: skip nested scopes and nested loop bodies, but not nested loops' else clauses."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+class _FinallyContinue(_OwnLoopWalker, cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_finally = 0
+        self.found = False
+
+    def _loop(self, node: cst.For | cst.While) -> bool:
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    visit_For = visit_While = _loop
+
+    def visit_Finally(self, node: cst.Finally) -> None:
+        self.in_finally += 1
+
+    def leave_Finally(self, original_node: cst.Finally) -> None:
+        self.in_finally -= 1
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.found = self.found or self.in_finally > 0
+
+
+def _continue_in_finally(body: cst.BaseSuite) -> bool:
+    finder = _FinallyContinue()
+    body.visit(finder)
+    return finder.found
+
+
+class _BreakFlagger(_OwnLoopWalker, cst.CSTTransformer):
+    """Prefix each break of the loop being rewritten with ``flag = False``."""
+
+    def __init__(self, flag: str) -> None:
+        super().__init__()
+        self.flag = flag
+
+    def _loop(self, node: cst.For | cst.While) -> bool:
+        return False
+
+    visit_For = visit_While = _loop
+
+    def _leave_loop(self, original_node: cst.For | cst.While, updated_node: cst.For | cst.While) -> cst.CSTNode:
+        if updated_node.orelse is None:
+            return updated_node
+        return updated_node.with_changes(orelse=updated_node.orelse.visit(self))
+
+    leave_For = leave_While = _leave_loop
+
+    def _clear(self) -> cst.Assign:
+        return cst.Assign([cst.AssignTarget(cst.Name(self.flag))], cst.Name("False"))
+
+    def _flagged(self, body: Sequence[cst.BaseSmallStatement]) -> list[cst.BaseSmallStatement]:
+        return [part for small in body for part in ([self._clear(), small] if m.matches(small, m.Break()) else [small])]
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.FlattenSentinel:
+        if m.matches(updated_node, m.SimpleStatementLine([m.Break()])):  # a lone break keeps a line of its own
+            clear = _line(self._clear()).with_changes(leading_lines=updated_node.leading_lines)
+            return cst.FlattenSentinel([clear, updated_node.with_changes(leading_lines=())])
+        return updated_node.with_changes(body=self._flagged(updated_node.body))
+
+    def leave_SimpleStatementSuite(
+        self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
+    ) -> cst.SimpleStatementSuite:
+        return updated_node.with_changes(body=self._flagged(updated_node.body))
+
+
+def _line(small: cst.BaseSmallStatement) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([small])
+
+
+def _statements(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    if isinstance(suite, cst.IndentedBlock):
+        return list(suite.body)
+    return [cst.SimpleStatementLine(list(suite.body), trailing_whitespace=suite.trailing_whitespace)]
+
+
+class _Rewriter(cst.CSTTransformer):
+    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
+        super().__init__()
+        self.sites = {id(site.node): site for site in sites}
+        self.ctx = ctx
+        self.taken = identifiers_in(ctx.code)
+
+    def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.BaseStatement | cst.FlattenSentinel:
+        site = self.sites.get(id(original_node))
+        if site is None:
+            return updated_node
+        it, item = (fresh_name(self.ctx.rng, self.taken, private=True) for _ in range(2))
+        flag = fresh_name(self.ctx.rng, self.taken, private=True) if updated_node.orelse else None
+        body = updated_node.body.visit(_BreakFlagger(flag)) if flag else updated_node.body
+        source = updated_node.iter
+        if isinstance(source, cst.Tuple) and not source.lpar:
+            source = source.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        fetch = cst.Try(
+            cst.IndentedBlock([_line(cst.Assign([cst.AssignTarget(cst.Name(item))], _call("next", cst.Name(it))))]),
+            handlers=[cst.ExceptHandler(cst.IndentedBlock([_line(cst.Break())]), type=cst.Name("StopIteration"))],
+        )
+        bind = _line(cst.Assign([cst.AssignTarget(updated_node.target)], cst.Name(item)))
+        header = body.header if isinstance(body, cst.IndentedBlock) else cst.TrailingWhitespace()
+        footer = body.footer if isinstance(body, cst.IndentedBlock) else ()
+        loop = cst.While(cst.Name("True"), cst.IndentedBlock([fetch, bind, *_statements(body)], header, footer=footer))
+        new = [
+            _line(cst.Assign([cst.AssignTarget(cst.Name(it))], _call("iter", source))).with_changes(
+                leading_lines=updated_node.leading_lines
+            )
+        ]
+        if flag:
+            new.append(_line(cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Name("True"))))
+        new += [loop, _line(cst.Del(cst.Name(it)))]
+        if flag:
+            orelse = updated_node.orelse
+            new.append(cst.If(cst.Name(flag), orelse.body, leading_lines=orelse.leading_lines))
+        result = cst.FlattenSentinel(new)
+        self.ctx.changed(site, original_node, result)
+        return result
+
+
+def _call(func: str, arg: cst.BaseExpression) -> cst.Call:
+    return cst.Call(cst.Name(func), [cst.Arg(arg)])
+
+
+class ForToWhile:
+    id = "for-to-while"
+    family = "spt"
+    description = "Rewrite a for loop (with its else) as a while True loop over iter()/next()."
+    keyword_bound = False
+
+    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
+        collector = _Collector(ctx)
+        module.visit(collector)
+        if not collector.sites:
+            return []
+        reason = rebound_names(module, ctx.code, BUILTINS)
+        if reason:
+            for site in collector.sites:
+                ctx.skip(f"rebound builtin: {reason}", site)
+            return []
+        return collector.sites
+
+    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
+        return module.visit(_Rewriter(sites, ctx))

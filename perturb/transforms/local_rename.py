@@ -1,0 +1,168 @@
+"""local-rename: a function-local variable gets a fresh, plausible name everywhere it is used.
+
+A name bound by plain targets inside a ``def`` (``=``, ``+=``, annotated assignment, walrus,
+``for``/``with``/``except`` targets, match captures) is renamed at every binding and every
+read, including ``del`` and reads from nested functions, lambdas, comprehensions and class
+bodies (closures). LibCST's ScopeProvider supplies bindings and references. Refused, with the
+reason class in brackets:
+
+- [parameter] callers may pass it by keyword, and ``inspect.signature`` shows it;
+- [global/nonlocal] it is declared ``global`` or ``nonlocal`` anywhere in the module, so the
+  binding lives in, or is shared with, another scope (checked module-wide: simple and safe);
+- [rebound in nested scope] a nested scope binds the same name (nested def, lambda or
+  comprehension variable, class attribute, walrus inside a comprehension): LibCST resolves
+  those cases unreliably (a class body's ``y = y`` reads the global, not the closure);
+- [binding kind] it is bound by an import, ``def`` or ``class``: renaming would change an
+  import statement or an object's ``__name__``;
+- [introspection] the function, or anything nested in it, calls ``locals()``, ``vars()``,
+  ``eval``, ``exec``, ``dir()`` or inspects frames: those observe names as strings;
+- [self-documenting f-string] it appears in ``{x=}``, whose output contains the name's text;
+- [string annotation] a string annotation names it (the string would need rewriting too);
+- [unresolved reference] some occurrence in the function could not be tied to this binding
+  (e.g. a match capture LibCST records as a read), so a consistent rename is not guaranteed;
+- [private name] it starts with ``__`` (class-private mangling);
+- [builtin name] it shadows a builtin: kept out, as the prior art did, to leave deliberate
+  shadowing alone.
+
+The new name comes from ``naming.fresh_name`` against every identifier in the file, so it can
+neither shadow nor be shadowed by anything.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import FunctionScope, Scope, ScopeProvider
+
+from repoanchor.perturb.context import FileContext
+from repoanchor.perturb.naming import fresh_name, identifiers_in
+from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.transforms._common import introspection_in
+
+BUILTIN_NAMES = frozenset(dir(builtins))
+SELF_DOCUMENTING = m.FormattedStringExpression(equal=m.AssignEqual())
+
+
+def _spelling(node: cst.CSTNode) -> cst.CSTNode:
+    """The Name that spells a binding, which fixes its source order."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+        return node.name
+    names = [node] if isinstance(node, cst.Name) else m.findall(node, m.Name())
+    return names[0] if names else node
+
+
+def _self_documenting_names(func: cst.FunctionDef) -> set[int]:
+    return {id(name) for expr in m.findall(func, SELF_DOCUMENTING) for name in m.findall(expr, m.Name())}
+
+
+class _Collector(SiteCollector):
+    def __init__(self, module: cst.Module, ctx: FileContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        scopes = {s for s in ctx.metadata_wrapper(module).resolve(ScopeProvider).values() if s is not None}
+        self.function_scopes = {id(s.node): s for s in scopes if isinstance(s, FunctionScope)}
+        self.children: dict[int, list[Scope]] = {}
+        for scope in scopes:
+            if scope.parent is not scope:
+                self.children.setdefault(id(scope.parent), []).append(scope)
+        self.declared = {n.name.value for d in m.findall(module, m.Global() | m.Nonlocal()) for n in d.names}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        super().visit_FunctionDef(node)
+        scope = self.function_scopes.get(id(node))
+        if scope is not None:
+            self._collect(node, scope)
+        return True
+
+    def _nested(self, scope: Scope) -> list[Scope]:
+        found, stack = [], list(self.children.get(id(scope), []))
+        while stack:
+            inner = stack.pop()
+            found.append(inner)
+            stack.extend(self.children.get(id(inner), []))
+        return found
+
+    def _collect(self, func: cst.FunctionDef, scope: Scope) -> None:
+        order = {id(n): i for i, n in enumerate(m.findall(func, m.Name()))}
+
+        def position(assignment) -> tuple[int, str]:
+            return order.get(id(_spelling(assignment.node)), len(order)), assignment.name
+
+        ordered = sorted({a.name for a in scope.assignments}, key=lambda n: min(map(position, scope.assignments[n])))
+        if not ordered:
+            return
+        found = introspection_in(func)
+        if found:
+            self.ctx.skip(f"introspection: {found} can observe local names", self.label(func))
+            return
+        nested, selfdoc = self._nested(scope), _self_documenting_names(func)
+        for name in ordered:
+            bindings = sorted(scope.assignments[name], key=position)
+            targets = {id(a.node) for a in bindings} | {id(r.node) for a in bindings for r in a.references}
+            reason = self._refusal(name, bindings, targets, [scope, *nested], selfdoc)
+            if reason:
+                self.ctx.skip(reason, self.label(bindings[0].node))
+            else:
+                self.add(bindings[0].node, targets=frozenset(targets))
+
+    def _refusal(self, name: str, bindings: list, targets: set[int], scopes: list[Scope], selfdoc: set[int]):
+        kinds = {type(a.node).__name__ for a in bindings if not isinstance(a.node, cst.Name)}
+        if name in self.declared:
+            return f"global/nonlocal: {name} is declared global or nonlocal in this module"
+        if name.startswith("__"):
+            return f"private name: {name} would be mangled inside classes"
+        if name in BUILTIN_NAMES:
+            return f"builtin name: {name} shadows a builtin"
+        if "Param" in kinds:
+            return f"parameter: {name} can be passed by keyword"
+        if kinds:
+            return f"binding kind: {name} is bound by {', '.join(sorted(kinds))}"
+        if any(scope.assignments[name] for scope in scopes[1:]):
+            return f"rebound in nested scope: {name}"
+        if any(not isinstance(r.node, cst.Name) for a in bindings for r in a.references):
+            return f"string annotation: a string annotation refers to {name}"
+        if any(id(access.node) not in targets for scope in scopes for access in scope.accesses[name]):
+            return f"unresolved reference: an occurrence of {name} is not tied to this binding"
+        if targets & selfdoc:
+            return f"self-documenting f-string: {{{name}=}} prints the name"
+        return None
+
+
+class _Renamer(cst.CSTTransformer):
+    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        taken = identifiers_in(ctx.code)
+        self.new_names: dict[int, str] = {}
+        self.anchors = {id(site.node): site for site in sites}
+        for site in sites:
+            new_name = fresh_name(ctx.rng, taken)
+            self.new_names.update(dict.fromkeys(site.data["targets"], new_name))
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        new_name = self.new_names.get(id(original_node))
+        if new_name is None:
+            return updated_node
+        renamed = updated_node.with_changes(value=new_name)
+        site = self.anchors.get(id(original_node))
+        if site is not None:
+            self.ctx.changed(site, original_node, renamed)
+        return renamed
+
+
+class LocalRename:
+    id = "local-rename"
+    family = "spt"
+    description = "Rename a function-local variable consistently, closures included, to a fresh name."
+    keyword_bound = False
+
+    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
+        collector = _Collector(module, ctx)
+        module.visit(collector)
+        return collector.sites
+
+    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
+        return module.visit(_Renamer(sites, ctx))

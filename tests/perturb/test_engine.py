@@ -1,0 +1,65 @@
+"""The per-file engine: failing passes are rolled back and reported, others still apply;
+site selection honours phi; outcomes are typed and counted."""
+
+from __future__ import annotations
+
+import pytest
+
+from repoanchor.perturb.engine import PassSpec, select_sites, transform_source
+from repoanchor.perturb.results import Applied, Failed, Skipped, summarize
+from repoanchor.perturb.sites import Site
+
+SRC = b"def f(a, b):\n    if a < b:\n        return a\n    return b\n"
+BROKEN = "tests.perturb.broken_transforms"
+
+
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [
+        (f"{BROKEN}.RenameToKeyword", "output does not compile, rolled back"),
+        (f"{BROKEN}.Crashes", "RuntimeError: boom"),
+        (f"{BROKEN}.Silent", "code changed but no site was reported"),
+    ],
+)
+def test_a_failing_pass_is_rolled_back_and_the_others_apply(broken: str, message: str):
+    result = transform_source(SRC, "m.py", [PassSpec(broken), PassSpec("comparison-swap")], fraction=1.0)
+    failed = [o for o in result.outcomes if isinstance(o, Failed)]
+    assert len(failed) == 1
+    assert message in failed[0].error
+    assert result.new_source == SRC.replace(b"a < b", b"b > a")
+    assert [type(o) for o in result.outcomes] == [Failed, Applied]
+
+
+@pytest.mark.parametrize(("fraction", "n", "expected"), [(1.0, 10, 10), (0.7, 10, 7), (0.7, 1, 1), (0.01, 5, 1)])
+def test_select_sites_takes_ceil_phi_n_at_least_one(fraction: float, n: int, expected: int):
+    import random
+
+    import libcst as cst
+
+    sites = [Site(cst.Name(f"x{i}"), f"s{i}") for i in range(n)]
+    chosen = select_sites(sites, fraction, random.Random(0))
+    assert len(chosen) == expected
+    assert [s.where for s in chosen] == sorted((s.where for s in chosen), key=lambda w: int(w[1:]))
+
+
+def test_unparseable_file_skips_every_pass_with_the_parser_message():
+    result = transform_source(b"def f(:\n", "m.py", [PassSpec("comparison-swap"), PassSpec("if-else-swap")])
+    assert result.new_source is None
+    assert [o.reason.split(":")[0] for o in result.outcomes] == ["unparseable", "unparseable"]
+    assert all(isinstance(o, Skipped) for o in result.outcomes)
+
+
+def test_summary_counts_every_outcome():
+    outcomes = transform_source(SRC, "m.py", [PassSpec("comparison-swap"), PassSpec(f"{BROKEN}.Crashes")],
+                                fraction=1.0).outcomes
+    summary = summarize(outcomes)
+    assert summary["comparison-swap"]["sites_applied"] == 1
+    assert summary["crashes"]["failed"] == 1
+
+
+def test_latin1_declared_encoding_round_trips_bytes():
+    src = "# -*- coding: latin-1 -*-\ns = 'caf\xe9'\nif len(s) < 9:\n    pass\nx = 1 if s < 'z' else 2\n".encode("latin-1")
+    result = transform_source(src, "m.py", [PassSpec("comparison-swap")], fraction=1.0)
+    assert result.new_source is not None
+    assert "'z' > s".encode("latin-1") in result.new_source
+    assert "caf\xe9".encode("latin-1") in result.new_source

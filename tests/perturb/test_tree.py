@@ -1,0 +1,105 @@
+"""Whole-tree application: bad input is skipped with a reason, nothing outside OUT is written,
+and the same seed gives byte-identical output while different seeds differ."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from repoanchor.perturb.metadata import variant_metadata, write_metadata
+from repoanchor.perturb.results import Applied, Skipped
+from repoanchor.perturb.transforms import TRANSFORMS
+from repoanchor.perturb.tree import ApplyConfig, apply_tree
+
+GOOD = "def f(a, b):\n    if a < b:\n        return a\n    else:\n        return b\n"
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    out = {}
+    for dirpath, _, files in os.walk(root, followlinks=False):
+        for name in files:
+            path = Path(dirpath) / name
+            out[path.relative_to(root).as_posix()] = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+    return out
+
+
+@pytest.fixture
+def bad_tree(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    pkg = src / "pkg"
+    pkg.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "evil.py").write_text(GOOD)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "good.py").write_text(GOOD)
+    (pkg / "broken.py").write_text("def f(:\n    pass\n")
+    (pkg / "py2.py").write_text('print "hello"\nexec "x = 1"\n')
+    (pkg / "latin.py").write_bytes(b"s = '\xe9t\xe9'\nif s < 'z':\n    pass\n")
+    (pkg / "nul.py").write_bytes(b"x = 1\x00\n")
+    lines = [f"def f{i}(a, b):\n    return a if a < b else b\n" for i in range(110_000)]
+    (pkg / "huge.py").write_text("".join(lines))
+    (pkg / "inner_link.py").symlink_to("good.py")
+    (pkg / "outer_link.py").symlink_to(outside / "evil.py")
+    (src / "outer_dir").symlink_to(outside, target_is_directory=True)
+    (src / "tests").mkdir()
+    (src / "tests" / "test_good.py").write_text(GOOD)
+    return src
+
+
+def test_bad_input_is_skipped_with_reasons_and_nothing_outside_out_is_written(bad_tree: Path, tmp_path: Path):
+    before = _snapshot(tmp_path)
+    assert (bad_tree / "pkg" / "huge.py").stat().st_size > 5_000_000
+    config = ApplyConfig(list(TRANSFORMS), fraction=1.0, keywords=["frobnicate"], seed=3)
+    report = apply_tree(bad_tree, tmp_path / "out", config)
+    after = _snapshot(tmp_path)
+    assert {k: v for k, v in after.items() if not k.startswith("out/")} == before
+    reasons = {(o.file, o.reason.split(":")[0]) for o in report.outcomes if isinstance(o, Skipped)}
+    for file, reason in [("pkg/broken.py", "unparseable"), ("pkg/py2.py", "unparseable"),
+                         ("pkg/latin.py", "undecodable"), ("pkg/nul.py", "binary"),
+                         ("pkg/huge.py", "too large"), ("pkg/__init__.py", "empty")]:
+        assert (file, reason) in reasons
+    file_skips = {s.file: s.reason for s in report.file_skips}
+    assert file_skips["pkg/outer_link.py"].startswith("symlink: points outside the tree")
+    assert file_skips["pkg/inner_link.py"].startswith("symlink: copied as a link")
+    assert file_skips["outer_dir"].startswith("symlink: points outside the tree")
+    assert file_skips["tests/test_good.py"].startswith("test file")
+    assert report.changed_files == ["pkg/good.py"]
+    assert (tmp_path / "out" / "pkg" / "outer_link.py").is_symlink()
+    assert (tmp_path / "out" / "tests" / "test_good.py").read_text() == GOOD
+    assert any(isinstance(o, Applied) and o.file == "pkg/good.py" for o in report.outcomes)
+
+
+def test_output_must_not_exist_and_must_not_be_inside_source(tmp_path: Path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "m.py").write_text(GOOD)
+    with pytest.raises(ValueError, match="already exists"):
+        apply_tree(src, src, ApplyConfig(["comparison-swap"]))
+    with pytest.raises(ValueError, match="inside the source tree"):
+        apply_tree(src, src / "variant", ApplyConfig(["comparison-swap"]))
+    with pytest.raises(ValueError, match="unknown transform"):
+        apply_tree(src, tmp_path / "v", ApplyConfig(["no-such-transform"]))
+    assert not (tmp_path / "v").exists()
+
+
+def _variant(src: Path, out: Path, seed: int) -> tuple[dict[str, bytes], bytes]:
+    config = ApplyConfig(list(TRANSFORMS), fraction=0.7, file_fraction=0.8, keywords=["compose", "pipe"], seed=seed)
+    report = apply_tree(src, out, config)
+    meta_path = out.with_name(out.name + ".json")
+    write_metadata(meta_path, variant_metadata(src, config, report))
+    return _snapshot(out), meta_path.read_bytes()
+
+
+def test_same_seed_is_byte_identical_and_different_seeds_differ(toolz_tree: Path, tmp_path: Path):
+    tree_a, meta_a = _variant(toolz_tree, tmp_path / "a", seed=11)
+    tree_b, meta_b = _variant(toolz_tree, tmp_path / "b", seed=11)
+    tree_c, meta_c = _variant(toolz_tree, tmp_path / "c", seed=12)
+    assert tree_a == tree_b
+    assert meta_a == meta_b
+    assert tree_a != tree_c
+    assert meta_a != meta_c
+    assert json.loads(meta_a)["summary"]
