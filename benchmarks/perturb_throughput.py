@@ -59,15 +59,20 @@ def main(argv: list[str] | None = None) -> dict:
     base_1 = baseline(paths, 1)
     base_n = baseline(paths, args.workers)
     with tempfile.TemporaryDirectory() as tmp:
-        config = ApplyConfig(transforms, fraction=0.7, keywords=["simplify", "solve"], seed=args.seed,
-                             workers=args.workers)
+        config = ApplyConfig(
+            transforms, fraction=0.7, keywords=["simplify", "solve"], seed=args.seed, workers=args.workers
+        )
         start = time.perf_counter()
         report = apply_tree(root, Path(tmp) / "variant", config)
         variant = time.perf_counter() - start
     result = {
-        "project": "sympy 1.13.3", "files": len(files), "transforms": transforms, "workers": args.workers,
+        "project": "sympy 1.13.3",
+        "files": len(files),
+        "transforms": transforms,
+        "workers": args.workers,
         "files_changed": len(report.changed_files),
-        "baseline_parse_emit_1_core_s": round(base_1, 2), f"baseline_parse_emit_{args.workers}_cores_s": round(base_n, 2),
+        "baseline_parse_emit_1_core_s": round(base_1, 2),
+        f"baseline_parse_emit_{args.workers}_cores_s": round(base_n, 2),
         "variant_s": round(variant, 2),
         "ratio_vs_1_core_baseline": round(variant / base_1, 3),
         f"ratio_vs_{args.workers}_core_baseline": round(variant / base_n, 3),

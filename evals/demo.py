@@ -40,15 +40,19 @@ def run_demo(workdir: Path = Path("runs/demo"), seed: int = 0) -> int:
         report = apply_tree(src, variant, config)
     write_metadata(workdir / "variant.json", variant_metadata(src, config, report))
     console.print(_summary_table(summarize(report.outcomes)))
-    console.print(f"{len(report.changed_files)} of {report.files_considered} source files changed; "
-                  f"metadata in {workdir / 'variant.json'}")
+    console.print(
+        f"{len(report.changed_files)} of {report.files_considered} source files changed; "
+        f"metadata in {workdir / 'variant.json'}"
+    )
     with console.status("running the project's tests on both trees"):
         verdict = validate(src, variant, TEST_CMD, repeat=2)
     (workdir / "validation.json").write_text(verdict.to_json() + "\n")
-    console.print(f"differential testing: {verdict.n_compared} tests compared, {len(verdict.changed)} changed, "
-                  f"{len(verdict.missing)} missing, {len(verdict.added)} added, {len(verdict.flaky)} flaky, "
-                  f"{len(verdict.compile_errors)} compile errors -> "
-                  + ("[green]EQUIVALENT[/green]" if verdict.ok else "[red]NOT EQUIVALENT[/red]"))
+    console.print(
+        f"differential testing: {verdict.n_compared} tests compared, {len(verdict.changed)} changed, "
+        f"{len(verdict.missing)} missing, {len(verdict.added)} added, {len(verdict.flaky)} flaky, "
+        f"{len(verdict.compile_errors)} compile errors -> "
+        + ("[green]EQUIVALENT[/green]" if verdict.ok else "[red]NOT EQUIVALENT[/red]")
+    )
     return 0 if verdict.ok else 1
 
 
@@ -56,6 +60,7 @@ def _summary_table(summary: dict) -> Table:
     table = Table("transform", "files", "sites", "failed", "skipped (reason: count)", title="What was applied")
     for transform, entry in summary.items():
         skipped = ", ".join(f"{reason}: {count}" for reason, count in entry["skipped"].items())
-        table.add_row(transform, str(entry["files_applied"]), str(entry["sites_applied"]), str(entry["failed"]),
-                      skipped)
+        table.add_row(
+            transform, str(entry["files_applied"]), str(entry["sites_applied"]), str(entry["failed"]), skipped
+        )
     return table

@@ -48,8 +48,19 @@ def _download(name: str, version: str, sdists: Path) -> Path:
         if _is_archive_of(existing, name, version):
             return existing
     with tempfile.TemporaryDirectory(dir=sdists) as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", name,
-               f"{name}=={version}", "-d", tmp]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--no-binary",
+            name,
+            f"{name}=={version}",
+            "-d",
+            tmp,
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         files = list(Path(tmp).iterdir())
         if proc.returncode != 0 or not files:

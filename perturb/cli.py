@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -13,8 +13,9 @@ from rich.table import Table
 
 from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
 
-app = typer.Typer(help="Build semantically equivalent variants of a source tree and prove them equivalent.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Build semantically equivalent variants of a source tree and prove them equivalent.", no_args_is_help=True
+)
 err = Console(stderr=True)
 
 
@@ -24,8 +25,9 @@ def list_transforms(as_json: Annotated[bool, typer.Option("--json", help="Print 
     rows = []
     for tid in TRANSFORMS:
         cls = get_transform_class(tid)
-        rows.append({"id": tid, "family": cls.family, "keyword_bound": cls.keyword_bound,
-                     "description": cls.description})
+        rows.append(
+            {"id": tid, "family": cls.family, "keyword_bound": cls.keyword_bound, "description": cls.description}
+        )
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
@@ -39,13 +41,21 @@ def list_transforms(as_json: Annotated[bool, typer.Option("--json", help="Print 
 def apply(
     src: Annotated[Path, typer.Argument(help="Source tree to transform (left untouched).")],
     out: Annotated[Path, typer.Argument(help="Where to write the variant; must not exist.")],
-    transform: Annotated[list[str], typer.Option("--transform", "-t", help="Transform id; repeatable, applied in order.")],
-    fraction: Annotated[float, typer.Option(help="phi: share of candidate sites rewritten per file (1.0 = all).")] = 0.7,
+    transform: Annotated[
+        list[str], typer.Option("--transform", "-t", help="Transform id; repeatable, applied in order.")
+    ],
+    fraction: Annotated[
+        float, typer.Option(help="phi: share of candidate sites rewritten per file (1.0 = all).")
+    ] = 0.7,
     file_fraction: Annotated[float, typer.Option(help="Probability that each file is selected, per transform.")] = 1.0,
-    target: Annotated[Optional[list[str]], typer.Option(help="File (relative to SRC) always selected; repeatable.")] = None,
-    keyword: Annotated[Optional[list[str]], typer.Option(help="Keyword for keyword-bound transforms; repeatable.")] = None,
+    target: Annotated[
+        list[str] | None, typer.Option(help="File (relative to SRC) always selected; repeatable.")
+    ] = None,
+    keyword: Annotated[list[str] | None, typer.Option(help="Keyword for keyword-bound transforms; repeatable.")] = None,
     seed: Annotated[int, typer.Option(help="Seed for every random choice.")] = 0,
-    metadata: Annotated[Optional[Path], typer.Option(help="Metadata JSON path, outside OUT [default: OUT.variant.json].")] = None,
+    metadata: Annotated[
+        Path | None, typer.Option(help="Metadata JSON path, outside OUT [default: OUT.variant.json].")
+    ] = None,
     include_tests: Annotated[bool, typer.Option(help="Also transform test files (never done by default).")] = False,
     workers: Annotated[int, typer.Option(help="Worker processes (0 = one per core).")] = 0,
 ):
@@ -59,8 +69,9 @@ def apply(
     metadata = metadata or out.with_name(out.name + ".variant.json")
     if metadata.resolve().is_relative_to(out.resolve()):
         raise typer.BadParameter(f"metadata {metadata} must be outside OUT: it holds ground truth")
-    config = ApplyConfig(list(transform), fraction, file_fraction, list(target or []), list(keyword or []),
-                         seed, include_tests, workers)
+    config = ApplyConfig(
+        list(transform), fraction, file_fraction, list(target or []), list(keyword or []), seed, include_tests, workers
+    )
     try:
         with _progress() as bar:
             task = bar.add_task("transforming", total=None)
@@ -69,27 +80,55 @@ def apply(
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     write_metadata(metadata, variant_metadata(src, config, report))
-    typer.echo(json.dumps({"out": str(out), "metadata": str(metadata), "files_changed": len(report.changed_files),
-                           "summary": summarize(report.outcomes)}, indent=2))
+    typer.echo(
+        json.dumps(
+            {
+                "out": str(out),
+                "metadata": str(metadata),
+                "files_changed": len(report.changed_files),
+                "summary": summarize(report.outcomes),
+            },
+            indent=2,
+        )
+    )
 
 
 @app.command("validate")
 def validate(
     original: Annotated[Path, typer.Argument(help="The original tree.")],
     variant: Annotated[Path, typer.Argument(help="The transformed tree.")],
-    test_cmd: Annotated[str, typer.Option(help="Test command run in each tree; `{junit}` marks where the junit XML "
-                                                "path goes (added automatically for pytest).")],
+    test_cmd: Annotated[
+        str,
+        typer.Option(
+            help="Test command run in each tree; `{junit}` marks where the junit XML "
+            "path goes (added automatically for pytest)."
+        ),
+    ],
     repeat: Annotated[int, typer.Option(help="Baseline runs; tests whose outcome varies are flaky and excluded.")] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for one test run.")] = 1800,
 ):
-    """Differential testing: identical per-test outcomes on both trees, or exit 1."""
+    """Differential testing: identical per-test outcomes on both trees (exit 0), a changed outcome or a
+    file that does not compile (exit 1), or no usable test run (exit 2)."""
     from repoanchor.perturb.validate import validate as run_validation
 
-    report = run_validation(original, variant, test_cmd, repeat=repeat, timeout=timeout)
+    for tree in (original, variant):
+        if not tree.is_dir():
+            raise typer.BadParameter(f"{tree} is not a directory")
+    try:
+        report = run_validation(original, variant, test_cmd, repeat=repeat, timeout=timeout)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
     typer.echo(report.to_json())
-    raise typer.Exit(0 if report.ok else 1)
+    raise typer.Exit(2 if report.infra_error else 0 if report.ok else 1)
 
 
 def _progress() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err, transient=True)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    )

@@ -77,8 +77,13 @@ def _candidates(version: tuple[int, int]) -> list[str]:
 @functools.cache
 def _runs_as(exe: str, version: tuple[int, int]) -> bool:
     try:
-        proc = subprocess.run([exe, "-I", "-c", "import sys; print(sys.version_info[0], sys.version_info[1])"],
-                              capture_output=True, text=True, timeout=30, check=False)
+        proc = subprocess.run(
+            [exe, "-I", "-c", "import sys; print(sys.version_info[0], sys.version_info[1])"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
     except OSError:
         return False
     return proc.returncode == 0 and proc.stdout.split() == [str(version[0]), str(version[1])]

@@ -90,8 +90,15 @@ def _run_passes(module, text, path, passes, seed, fraction, project, *, check_ea
     code: str | None = text
     for index, spec in enumerate(passes):
         transform = get_transform(spec.transform)
-        ctx = FileContext(transform.id, path, module, rng_for(seed, transform.id, path, str(index)),
-                          spec.keywords, project, _code=code)
+        ctx = FileContext(
+            transform.id,
+            path,
+            module,
+            rng_for(seed, transform.id, path, str(index)),
+            spec.keywords,
+            project,
+            _code=code,
+        )
         new_module, outcome = _run_pass(transform, module, ctx, fraction)
         if check_each and isinstance(outcome, Applied):
             new_code = new_module.code

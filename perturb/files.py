@@ -12,10 +12,36 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 # Build and tool caches are not part of a project's source; copying them would only leak.
-NEVER_COPY = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".pytest_cache", ".mypy_cache",
-                        ".ruff_cache", ".hypothesis", ".venv", "venv", ".eggs"})
-TEST_PATTERNS = ("tests/*", "*/tests/*", "test/*", "*/test/*", "testing/*", "*/testing/*", "test_*.py",
-                 "*/test_*.py", "*_test.py", "conftest.py", "*/conftest.py")
+NEVER_COPY = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        ".venv",
+        "venv",
+        ".eggs",
+    }
+)
+TEST_PATTERNS = (
+    "tests/*",
+    "*/tests/*",
+    "test/*",
+    "*/test/*",
+    "testing/*",
+    "*/testing/*",
+    "test_*.py",
+    "*/test_*.py",
+    "*_test.py",
+    "conftest.py",
+    "*/conftest.py",
+)
 """Test files are never transformed by default: they are the oracle of equivalence."""
 
 
@@ -39,8 +65,9 @@ def is_test_file(relpath: str, patterns: tuple[str, ...] = TEST_PATTERNS) -> boo
     return any(fnmatch.fnmatch(posix, pattern) for pattern in patterns)
 
 
-def python_files(root: Path, *, include_tests: bool = False,
-                 test_patterns: tuple[str, ...] = TEST_PATTERNS) -> tuple[list[str], list[FileSkip]]:
+def python_files(
+    root: Path, *, include_tests: bool = False, test_patterns: tuple[str, ...] = TEST_PATTERNS
+) -> tuple[list[str], list[FileSkip]]:
     """Regular `.py` files under `root` (relative POSIX paths, sorted) and the ones refused, with why."""
     root = root.resolve()
     found: list[str] = []
@@ -79,5 +106,5 @@ def _rel(path: Path, root: Path) -> str:
 def _symlink_reason(path: Path, root: Path) -> str:
     target = Path(os.path.realpath(path))
     if not target.is_relative_to(root):
-        return f"symlink: points outside the tree ({os.readlink(path)}); copied as a link, never transformed"
+        return f"symlink: points outside the tree ({path.readlink()}); copied as a link, never transformed"
     return f"symlink: copied as a link, never transformed (target {target.relative_to(root).as_posix()})"

@@ -15,19 +15,84 @@ import re
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 ADJECTIVES = (
-    "active", "cached", "current", "default", "derived", "effective", "extra", "final", "first",
-    "initial", "inner", "last", "local", "main", "merged", "next", "outer", "parsed", "partial",
-    "pending", "previous", "primary", "raw", "resolved", "saved", "scratch", "shared", "spare",
-    "staged", "temp", "total", "working",
+    "active",
+    "cached",
+    "current",
+    "default",
+    "derived",
+    "effective",
+    "extra",
+    "final",
+    "first",
+    "initial",
+    "inner",
+    "last",
+    "local",
+    "main",
+    "merged",
+    "next",
+    "outer",
+    "parsed",
+    "partial",
+    "pending",
+    "previous",
+    "primary",
+    "raw",
+    "resolved",
+    "saved",
+    "scratch",
+    "shared",
+    "spare",
+    "staged",
+    "temp",
+    "total",
+    "working",
 )
 NOUNS = (
-    "acc", "buffer", "chunk", "count", "cursor", "entry", "flag", "handle", "head", "index",
-    "item", "key", "label", "marker", "mode", "node", "offset", "part", "probe", "record",
-    "ref", "slot", "span", "state", "step", "tag", "token", "unit", "value", "view", "width",
+    "acc",
+    "buffer",
+    "chunk",
+    "count",
+    "cursor",
+    "entry",
+    "flag",
+    "handle",
+    "head",
+    "index",
+    "item",
+    "key",
+    "label",
+    "marker",
+    "mode",
+    "node",
+    "offset",
+    "part",
+    "probe",
+    "record",
+    "ref",
+    "slot",
+    "span",
+    "state",
+    "step",
+    "tag",
+    "token",
+    "unit",
+    "value",
+    "view",
+    "width",
 )
-RESERVED = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {
-    "self", "cls", "mcs", "args", "kwargs",
-}
+RESERVED = (
+    frozenset(dir(builtins))
+    | frozenset(keyword.kwlist)
+    | frozenset(keyword.softkwlist)
+    | {
+        "self",
+        "cls",
+        "mcs",
+        "args",
+        "kwargs",
+    }
+)
 
 
 def identifiers_in(code: str) -> set[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Union
 
 SNIPPET_CHARS = 400
 
@@ -57,7 +56,7 @@ class Failed:
     kind: str = "failed"
 
 
-Outcome = Union[Applied, Skipped, Failed]
+Outcome = Applied | Skipped | Failed
 
 
 def outcome_to_dict(outcome: Outcome) -> dict:

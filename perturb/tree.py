@@ -61,8 +61,9 @@ class _Job:
     project: ProjectInfo
 
 
-def apply_tree(src: Path, out: Path, config: ApplyConfig,
-               progress: Callable[[int, int], None] | None = None) -> TreeReport:
+def apply_tree(
+    src: Path, out: Path, config: ApplyConfig, progress: Callable[[int, int], None] | None = None
+) -> TreeReport:
     """Write a transformed copy of `src` to `out` (which must not exist). Removes `out` on a crash."""
     src, out = src.resolve(), out.resolve()
     _check_paths(src, out)
@@ -126,8 +127,9 @@ def _job_for(src: Path, rel: str, passes: list[str], config: ApplyConfig, projec
 
 
 def _run_job(job: _Job) -> FileResult:
-    return run_with_big_stack(transform_source, job.source, job.path, job.passes,
-                              seed=job.seed, fraction=job.fraction, project=job.project)
+    return run_with_big_stack(
+        transform_source, job.source, job.path, job.passes, seed=job.seed, fraction=job.fraction, project=job.project
+    )
 
 
 def _run_jobs(jobs: list[_Job], workers: int, progress) -> list[FileResult]:
@@ -168,10 +170,14 @@ def _check_other_interpreters(src: Path, out: Path, report: TreeReport) -> None:
             rel = Path(path).relative_to(out).as_posix()
             shutil.copyfile(src / rel, out / rel)
             report.changed_files.remove(rel)
-            _fail_file(report, rel, f"output does not compile under Python {version[0]}.{version[1]}, "
-                                    f"file rolled back: {error}")
+            _fail_file(
+                report,
+                rel,
+                f"output does not compile under Python {version[0]}.{version[1]}, file rolled back: {error}",
+            )
 
 
 def _fail_file(report: TreeReport, rel: str, reason: str) -> None:
-    report.outcomes = [Failed(o.transform, o.file, reason) if isinstance(o, Applied) and o.file == rel else o
-                       for o in report.outcomes]
+    report.outcomes = [
+        Failed(o.transform, o.file, reason) if isinstance(o, Applied) and o.file == rel else o for o in report.outcomes
+    ]

@@ -18,10 +18,16 @@ import libcst as cst
 
 _SEQUENCES = (tuple, list)
 # Leaves and whitespace: nothing a transformation looks for lives below these.
-_OPAQUE = frozenset({
-    cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.Comment, cst.EmptyLine,
-    cst.TrailingWhitespace,
-})
+_OPAQUE = frozenset(
+    {
+        cst.SimpleWhitespace,
+        cst.ParenthesizedWhitespace,
+        cst.Newline,
+        cst.Comment,
+        cst.EmptyLine,
+        cst.TrailingWhitespace,
+    }
+)
 
 
 @functools.cache

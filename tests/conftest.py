@@ -18,24 +18,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-REPO_ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
-CACHE = REPO_ROOT / ".cache"
-
-
-def real_project(name: str, version: str):
-    """The extracted sdist of a real PyPI project, downloaded once into .cache/."""
-    import os
-
-    from repoanchor.evals.projects import DownloadError, fetch_sdist
-
-    try:
-        return fetch_sdist(name, version, CACHE)
-    except DownloadError:
-        if os.environ.get("REPOANCHOR_OFFLINE"):
-            pytest.skip(f"REPOANCHOR_OFFLINE is set and {name}=={version} is not cached")
-        raise
-
-
 @pytest.fixture(scope="session")
 def toolz_tree():
-    return real_project("toolz", "1.0.0")
+    from tests.support.pypi import fetch_sdist
+
+    return fetch_sdist("toolz", "1.0.0")

@@ -50,15 +50,18 @@ def test_unparseable_file_skips_every_pass_with_the_parser_message():
 
 
 def test_summary_counts_every_outcome():
-    outcomes = transform_source(SRC, "m.py", [PassSpec("comparison-swap"), PassSpec(f"{BROKEN}.Crashes")],
-                                fraction=1.0).outcomes
+    outcomes = transform_source(
+        SRC, "m.py", [PassSpec("comparison-swap"), PassSpec(f"{BROKEN}.Crashes")], fraction=1.0
+    ).outcomes
     summary = summarize(outcomes)
     assert summary["comparison-swap"]["sites_applied"] == 1
     assert summary["crashes"]["failed"] == 1
 
 
 def test_latin1_declared_encoding_round_trips_bytes():
-    src = "# -*- coding: latin-1 -*-\ns = 'caf\xe9'\nif len(s) < 9:\n    pass\nx = 1 if s < 'z' else 2\n".encode("latin-1")
+    src = "# -*- coding: latin-1 -*-\ns = 'caf\xe9'\nif len(s) < 9:\n    pass\nx = 1 if s < 'z' else 2\n".encode(
+        "latin-1"
+    )
     result = transform_source(src, "m.py", [PassSpec("comparison-swap")], fraction=1.0)
     assert result.new_source is not None
     assert "'z' > s".encode("latin-1") in result.new_source

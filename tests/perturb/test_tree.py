@@ -22,7 +22,9 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     for dirpath, _, files in os.walk(root, followlinks=False):
         for name in files:
             path = Path(dirpath) / name
-            out[path.relative_to(root).as_posix()] = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+            out[path.relative_to(root).as_posix()] = (
+                path.readlink().encode() if path.is_symlink() else path.read_bytes()
+            )
     return out
 
 
@@ -58,9 +60,14 @@ def test_bad_input_is_skipped_with_reasons_and_nothing_outside_out_is_written(ba
     after = _snapshot(tmp_path)
     assert {k: v for k, v in after.items() if not k.startswith("out/")} == before
     reasons = {(o.file, o.reason.split(":")[0]) for o in report.outcomes if isinstance(o, Skipped)}
-    for file, reason in [("pkg/broken.py", "unparseable"), ("pkg/py2.py", "unparseable"),
-                         ("pkg/latin.py", "undecodable"), ("pkg/nul.py", "binary"),
-                         ("pkg/huge.py", "too large"), ("pkg/__init__.py", "empty")]:
+    for file, reason in [
+        ("pkg/broken.py", "unparseable"),
+        ("pkg/py2.py", "unparseable"),
+        ("pkg/latin.py", "undecodable"),
+        ("pkg/nul.py", "binary"),
+        ("pkg/huge.py", "too large"),
+        ("pkg/__init__.py", "empty"),
+    ]:
         assert (file, reason) in reasons
     file_skips = {s.file: s.reason for s in report.file_skips}
     assert file_skips["pkg/outer_link.py"].startswith("symlink: points outside the tree")

@@ -1,0 +1,100 @@
+"""The `repoanchor perturb` contracts: list, apply (metadata outside OUT) and validate exit codes."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from repoanchor.evals.cli import app
+from repoanchor.perturb.transforms import TRANSFORMS
+
+runner = CliRunner()
+SRC = "def pick(a, b):\n    if a < b:\n        return a\n    else:\n        return b\n"
+TEST = "from pkg.mod import pick\n\n\ndef test_pick():\n    assert pick(1, 2) == 1\n    assert pick(3, 2) == 2\n"
+
+
+def _project(root: Path) -> Path:
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "mod.py").write_text(SRC)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_mod.py").write_text(TEST)
+    return root
+
+
+def test_list_json_names_every_transform_with_family_and_description():
+    result = runner.invoke(app, ["perturb", "list", "--json"])
+    assert result.exit_code == 0
+    rows = json.loads(result.stdout)
+    assert [r["id"] for r in rows] == list(TRANSFORMS)
+    assert all(r["family"] == "spt" and r["description"] for r in rows)
+    assert {r["id"] for r in rows if r["keyword_bound"]} == {"dead-string-assign", "dead-method"}
+
+
+def test_apply_writes_variant_and_metadata_outside_out(tmp_path: Path):
+    src = _project(tmp_path / "src")
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["perturb", "apply", str(src), str(out), "-t", "if-else-swap", "--fraction", "1.0", "--seed", "4"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "if not" in (out / "pkg" / "mod.py").read_text()
+    meta = json.loads((tmp_path / "out.variant.json").read_text())
+    assert meta["seed"] == 4
+    assert meta["summary"]["if-else-swap"]["sites_applied"] == 1
+    applied = [o for o in meta["outcomes"] if o["kind"] == "applied"]
+    assert applied[0]["file"] == "pkg/mod.py"
+    assert applied[0]["sites"][0]["before"].startswith("if a < b")
+    assert not list(out.rglob("*.json"))
+
+
+def test_apply_refuses_metadata_inside_out_and_existing_out(tmp_path: Path):
+    src = _project(tmp_path / "src")
+    inside = runner.invoke(
+        app,
+        [
+            "perturb",
+            "apply",
+            str(src),
+            str(tmp_path / "o"),
+            "-t",
+            "dead-code",
+            "--metadata",
+            str(tmp_path / "o" / "m.json"),
+        ],
+    )
+    assert inside.exit_code != 0
+    assert not (tmp_path / "o").exists()
+    existing = runner.invoke(app, ["perturb", "apply", str(src), str(src), "-t", "dead-code"])
+    assert existing.exit_code == 2
+    assert "already exists" in existing.output
+
+
+def test_validate_exit_codes_through_the_console_script(tmp_path: Path):
+    src = _project(tmp_path / "src")
+    exe = Path(sys.executable).with_name("repoanchor")
+    same = tmp_path / "same"
+    subprocess.run(
+        [str(exe), "perturb", "apply", str(src), str(same), "-t", "comparison-swap", "--fraction", "1"],
+        check=True,
+        capture_output=True,
+    )
+    cmd = f"{shlex.quote(sys.executable)} -m pytest -q tests"
+    ok = subprocess.run(
+        [str(exe), "perturb", "validate", str(src), str(same), "--test-cmd", cmd], capture_output=True, text=True
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert json.loads(ok.stdout)["n_compared"] == 1
+    broken = tmp_path / "broken"
+    subprocess.run(["cp", "-r", str(src), str(broken)], check=True)
+    (broken / "pkg" / "mod.py").write_text(SRC.replace("return a\n", "return b\n", 1))
+    bad = subprocess.run(
+        [str(exe), "perturb", "validate", str(src), str(broken), "--test-cmd", cmd], capture_output=True, text=True
+    )
+    assert bad.returncode == 1
+    assert json.loads(bad.stdout)["changed"][0]["variant"] == "failed"

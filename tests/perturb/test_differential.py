@@ -1,0 +1,52 @@
+"""Differential testing on real projects: every SPT at every site (phi = 1.0), alone and all
+fourteen stacked, leaves every per-test outcome of the project's own suite unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repoanchor.perturb.results import Applied, Failed
+from repoanchor.perturb.transforms import TRANSFORMS
+from repoanchor.perturb.tree import ApplyConfig, apply_tree
+from repoanchor.perturb.validate import run_baseline, validate
+from tests.support.projects import PROJECTS
+from tests.support.pypi import fetch_sdist
+
+KEYWORDS = {"more-itertools": ["chunked", "window"], "toolz": ["merge_with", "pipe"]}
+_BASELINES: dict[str, tuple[Path, object]] = {}
+
+
+def _baseline(project: str):
+    if project not in _BASELINES:
+        version, cmd = PROJECTS[project]
+        tree = fetch_sdist(project, version)
+        _BASELINES[project] = (tree, run_baseline(tree, cmd, repeat=2))
+    return _BASELINES[project]
+
+
+CASES = [
+    pytest.param(
+        project,
+        transforms,
+        id=f"{project}-{transforms[0] if len(transforms) == 1 else 'all-14'}",
+        marks=[pytest.mark.slow, pytest.mark.xdist_group(project)],
+    )
+    for project in PROJECTS
+    for transforms in [[t] for t in TRANSFORMS] + [list(TRANSFORMS)]
+]
+
+
+@pytest.mark.parametrize(("project", "transforms"), CASES)
+def test_every_site_rewritten_and_every_outcome_unchanged(project: str, transforms: list[str], tmp_path: Path):
+    tree, baseline = _baseline(project)
+    config = ApplyConfig(transforms, fraction=1.0, keywords=KEYWORDS[project], seed=0)
+    report = apply_tree(tree, tmp_path / "variant", config)
+    failed = [o for o in report.outcomes if isinstance(o, Failed)]
+    assert not failed, failed[:3]
+    applied = {o.transform for o in report.outcomes if isinstance(o, Applied)}
+    assert applied == set(transforms)
+    verdict = validate(tree, tmp_path / "variant", PROJECTS[project][1], baseline=baseline)
+    assert verdict.ok, verdict.to_json()
+    assert verdict.n_compared >= 150

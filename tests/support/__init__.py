@@ -1,0 +1,1 @@
+"""Test helpers: real projects from PyPI (`pypi`) and their test commands (`projects`)."""

@@ -1,0 +1,27 @@
+"""Real projects whose own test suites validate variants: {name: (version, test_cmd)}.
+
+Commands run from the extracted sdist root with the running interpreter (the test venv), so
+the project's tests see the same pytest as ours. Measured with Python 3.11 and pytest 9.2:
+more-itertools 10.5.0 reports 664 test cases (663 passed, 1 skipped; its 2332 unittest
+subtests fold into their parent test case) in about 3 s; toolz 1.0.0 reports 180 passed in
+about 1.5 s. Both commands name the test folder so that nothing else in the sdist (setup.py,
+versioneer.py, docs) is ever collected.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+# Plugins installed in our venv (hypothesis, ...) are not the project's: keeping them out makes
+# runs independent of our environment and saves ~1.5 s of startup per run.
+PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q"
+
+PROJECTS: dict[str, tuple[str, str]] = {
+    "more-itertools": ("10.5.0", f"{PYTEST} tests"),
+    "toolz": ("1.0.0", f"{PYTEST} toolz/tests"),
+}
+
+# Test cases each suite reports in junit under the versions above; assertions allow some slack
+# because other pytest or Python versions skip or split a few.
+EXPECTED_TESTS = {"more-itertools": 664, "toolz": 180}
