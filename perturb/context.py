@@ -68,8 +68,27 @@ class FileContext:
 
 
 def code_of(node: cst.CSTNode | cst.FlattenSentinel) -> str:
+    """Source of a node for a snippet; long blocks are abbreviated before rendering (rendering is not free)."""
     if isinstance(node, cst.FlattenSentinel):
-        return "".join(_EMPTY.code_for_node(n) for n in node.nodes)
+        return "".join(code_of(n) for n in node.nodes[:SNIPPET_STATEMENTS])
     if isinstance(node, cst.Module):
         return node.code
-    return _EMPTY.code_for_node(node)
+    return _EMPTY.code_for_node(_abbreviate(node))
+
+
+SNIPPET_STATEMENTS = 4
+_ELLIPSIS_LINE = cst.SimpleStatementLine([cst.Expr(cst.Ellipsis())])
+
+
+def _abbreviate(node: cst.CSTNode) -> cst.CSTNode:
+    """Keep the first few statements of the node's own blocks; snippets are bounded anyway."""
+    if isinstance(node, cst.IndentedBlock) and len(node.body) > SNIPPET_STATEMENTS:
+        return node.with_changes(body=[*node.body[: SNIPPET_STATEMENTS - 1], _ELLIPSIS_LINE])
+    changes = {}
+    for name in ("body", "orelse", "finalbody"):
+        child = getattr(node, name, None)
+        if isinstance(child, cst.CSTNode):
+            short = _abbreviate(child)
+            if short is not child:
+                changes[name] = short
+    return node.with_changes(**changes) if changes else node

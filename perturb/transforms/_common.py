@@ -8,6 +8,8 @@ from collections.abc import Iterable, Sequence
 import libcst as cst
 import libcst.matchers as m
 
+from repoanchor.perturb.walk import walk
+
 FRAME_INTROSPECTION_ATTRS = frozenset(
     {"_getframe", "currentframe", "stack", "getouterframes", "getinnerframes", "trace", "f_locals", "f_back"}
 )
@@ -45,7 +47,7 @@ class _IntrospectionFinder(cst.CSTVisitor):
 def introspection_in(node: cst.CSTNode) -> str | None:
     """What in `node` could observe local names (locals(), eval, exec, frames), or None."""
     finder = _IntrospectionFinder()
-    node.visit(finder)
+    walk(finder, node)
     return finder.found
 
 
@@ -127,7 +129,7 @@ def rebound_names(module: cst.Module, code: str, names: Iterable[str]) -> str | 
     if not any(name in code for name in wanted) and not _STAR_IMPORT.search(code):
         return None
     scan = _BindingScan()
-    module.visit(scan)
+    walk(scan, module)
     hit = sorted(wanted & scan.bound)
     if hit:
         return f"{', '.join(hit)} rebound in this module"
@@ -179,5 +181,145 @@ def scope_declaration_in(node: cst.CSTNode) -> str | None:
     Duplicating such a declaration is a SyntaxError once the first copy's uses precede the second.
     """
     finder = _DeclarationFinder()
-    node.visit(finder)
+    walk(finder, node)
     return finder.found
+
+
+def dotted_name(expr: cst.BaseExpression) -> str | None:
+    """``a.b.C`` for a name or an attribute chain of names, else None."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        head = dotted_name(expr.value)
+        return f"{head}.{expr.attr.value}" if head else None
+    return None
+
+
+class _ImportScan:
+    def __init__(self) -> None:
+        self.imports: list[cst.Import | cst.ImportFrom] = []
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self.imports.append(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.imports.append(node)
+
+
+def import_origins(module: cst.Module) -> dict[str, set[str]]:
+    """Local name -> the dotted paths an import anywhere in `module` binds it to.
+
+    ``import a.b`` binds ``a`` to ``a``; ``from .m import x as y`` binds ``y`` to ``.m.x``
+    (relative paths keep their leading dots). Star-imports bind nothing known.
+    """
+    scan = _ImportScan()
+    walk(scan, module)
+    origins: dict[str, set[str]] = {}
+    for node in scan.imports:
+        if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+            continue
+        prefix = ""
+        if isinstance(node, cst.ImportFrom):
+            prefix = "." * len(node.relative) + ((dotted_name(node.module) if node.module else None) or "")
+            prefix = prefix if prefix.endswith(".") else prefix + "."
+        for alias in node.names:
+            name = dotted_name(alias.name) or ""
+            from_import = isinstance(node, cst.ImportFrom)
+            local = alias.asname.name.value if alias.asname else name if from_import else name.split(".")[0]
+            origin = prefix + name if from_import else name if alias.asname else local
+            origins.setdefault(local, set()).add(origin)
+    return origins
+
+
+def stdlib_object(path: str) -> object | None:
+    """The object at dotted `path` when its top-level package is in the standard library, else None.
+
+    Imports only standard-library modules (never project or third-party code, which could run
+    anything), skipping those whose import has visible effects (``this`` prints, ``antigravity``
+    opens a browser, ``idlelib.idle`` starts IDLE).
+    """
+    import importlib
+    import sys
+    import warnings
+
+    parts = path.split(".")
+    noisy = {"antigravity", "this", "idlelib", "__hello__", "__phello__"}
+    if parts[0] not in sys.stdlib_module_names or parts[0] in noisy:
+        return None
+    for cut in range(len(parts), 0, -1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # deprecated stdlib modules warn on import
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr, None)
+        return obj
+    return None
+
+
+def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, dict[int, tuple[int, int]]]:
+    """The module's text and id(node) -> (start, end) character offsets of each of `nodes` in it.
+
+    Spans are syntactic, as in Python's ast: a node's own parentheses are excluded. It costs
+    one plain codegen; `PositionProvider` costs about fifteen on large files, because it tracks
+    line and column on every token of every node.
+    """
+    from contextlib import contextmanager
+    from itertools import accumulate
+
+    from libcst._nodes.internal import CodegenState
+
+    wanted = {id(node) for node in nodes}
+    marks: dict[int, tuple[int, int]] = {}
+
+    class MarkingState(CodegenState):
+        @contextmanager
+        def record_syntactic_position(self, node: cst.CSTNode, **_: object):
+            start = len(self.tokens)
+            yield
+            if id(node) in wanted:
+                marks[id(node)] = (start, len(self.tokens))
+
+    state = MarkingState(default_indent=module.default_indent, default_newline=module.default_newline)
+    module._codegen(state)
+    offsets = list(accumulate(map(len, state.tokens), initial=0))
+    return "".join(state.tokens), {key: (offsets[a], offsets[b]) for key, (a, b) in marks.items()}
+
+
+def block_line_counts(module: cst.Module) -> dict[int, int]:
+    """id(indented block) -> lines from its first statement's first line to its last statement's last.
+
+    Leading comments and a first statement's decorators are not counted. One `node_spans`
+    codegen; only statement-level nodes are walked, since no block lives in an expression.
+    """
+    from bisect import bisect_left
+
+    from repoanchor.perturb.walk import children
+
+    holders = (cst.Module, cst.IndentedBlock, cst.BaseCompoundStatement, cst.Else, cst.Finally, cst.ExceptHandler,
+               cst.ExceptStarHandler, cst.MatchCase)
+    blocks, stack = [], [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.IndentedBlock) and node.body:
+            blocks.append(node)
+        stack.extend(child for child in children(node) if isinstance(child, holders))
+    text, spans = node_spans(module, [stmt for block in blocks for stmt in (block.body[0], block.body[-1])])
+    newlines = [found.start() for found in re.finditer("\n", text)]
+
+    def line(offset: int) -> int:
+        return bisect_left(newlines, offset) + 1
+
+    return {
+        id(block): line(spans[id(block.body[-1])][1] - 1) - line(spans[id(block.body[0])][0]) + 1 for block in blocks
+    }
+
+
+def bound_names(module: cst.Module) -> tuple[set[str], bool]:
+    """Every name bound anywhere in `module` (any scope, as `rebound_names` counts them), and
+    whether it has a star-import: one scan answers many questions about the same module."""
+    scan = _BindingScan()
+    walk(scan, module)
+    return scan.bound, scan.star_import

@@ -9,7 +9,9 @@ operator negated. Only literals and keywords appear, so no rebinding in the targ
 can change the value, and nothing in it can raise or warn when compiled or run.
 
 All randomness comes from the caller's RNG (never the global `random`), so a predicate is a
-deterministic function of the pass seed.
+deterministic function of the pass seed. Nodes are built directly (parsing each predicate
+would cost more than the rest of a site's rewrite); every operand that is not a bare keyword
+is parenthesised, since ``^`` and ``==`` bind tighter than ``not``/``and``/``or``.
 """
 
 from __future__ import annotations
@@ -21,82 +23,105 @@ from collections.abc import Callable
 
 import libcst as cst
 
-COMPARE: dict[str, Callable[[object, object], bool]] = {
-    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
+COMPARE: dict[str, tuple[Callable[[object, object], bool], type[cst.BaseCompOp]]] = {
+    "<": (operator.lt, cst.LessThan),
+    "<=": (operator.le, cst.LessThanEqual),
+    ">": (operator.gt, cst.GreaterThan),
+    ">=": (operator.ge, cst.GreaterThanEqual),
+    "==": (operator.eq, cst.Equal),
+    "!=": (operator.ne, cst.NotEqual),
 }
 NEGATED = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
-BITWISE: dict[str, Callable[[int, int], int]] = {"&": operator.and_, "|": operator.or_, "^": operator.xor}
-ARITHMETIC: dict[str, Callable[[int, int], int]] = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+BITWISE = {"&": (operator.and_, cst.BitAnd), "|": (operator.or_, cst.BitOr), "^": (operator.xor, cst.BitXor)}
+ARITHMETIC = {"+": (operator.add, cst.Add), "-": (operator.sub, cst.Subtract), "*": (operator.mul, cst.Multiply)}
 _ALNUM = string.ascii_lowercase + string.digits
+_EMPTY = cst.Module(body=[])
 
 
 def opaque(rng: random.Random, value: bool = True, depth: int | None = None) -> cst.BaseExpression:
     """A literal-only expression that evaluates to `value`."""
-    return cst.parse_expression(opaque_source(rng, value, depth))
-
-
-def opaque_source(rng: random.Random, value: bool = True, depth: int | None = None) -> str:
     return _expand(rng, value, rng.randint(1, 2) if depth is None else depth)
 
 
-def _expand(rng: random.Random, value: bool, depth: int) -> str:
+def opaque_source(rng: random.Random, value: bool = True, depth: int | None = None) -> str:
+    return _EMPTY.code_for_node(opaque(rng, value, depth))
+
+
+def _expand(rng: random.Random, value: bool, depth: int) -> cst.BaseExpression:
     if depth <= 0:
         return _leaf(rng, value)
     form = rng.randrange(5)
     if form == 0:
-        return f"not {_operand(_expand(rng, not value, depth - 1))}"
+        return cst.UnaryOperation(cst.Not(), _operand(_expand(rng, not value, depth - 1)))
     if form == 1:  # or: at least one side carries the truth
         left, right = rng.choice([(True, True), (True, False), (False, True)]) if value else (False, False)
-        return _binary(rng, "or", left, right, depth)
+        first, second = _operands(rng, left, right, depth)
+        return cst.BooleanOperation(first, cst.Or(), second)
     if form == 2:
         left, right = (True, True) if value else rng.choice([(False, False), (True, False), (False, True)])
-        return _binary(rng, "and", left, right, depth)
+        first, second = _operands(rng, left, right, depth)
+        return cst.BooleanOperation(first, cst.And(), second)
     left = rng.random() < 0.5
     if form == 3:
-        return _binary(rng, "^", left, left != value, depth)
-    return _binary(rng, "==", left, left == value, depth)
+        first, second = _operands(rng, left, left != value, depth)
+        return cst.BinaryOperation(first, cst.BitXor(), second)
+    first, second = _operands(rng, left, left == value, depth)
+    return cst.Comparison(first, [cst.ComparisonTarget(cst.Equal(), second)])
 
 
-def _binary(rng: random.Random, op: str, left: bool, right: bool, depth: int) -> str:
-    return f"{_operand(_expand(rng, left, depth - 1))} {op} {_operand(_expand(rng, right, depth - 1))}"
+def _operands(rng: random.Random, left: bool, right: bool, depth: int) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+    return _operand(_expand(rng, left, depth - 1)), _operand(_expand(rng, right, depth - 1))
 
 
-def _operand(code: str) -> str:
-    """Parenthesise anything but a bare keyword: ``^`` and ``==`` bind tighter than ``not``."""
-    return code if code in ("True", "False") else f"({code})"
+def _operand(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node if isinstance(node, cst.Name) else _parens(node)
 
 
-def _leaf(rng: random.Random, value: bool) -> str:
+def _parens(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _int(value: int) -> cst.BaseExpression:
+    literal = cst.Integer(str(abs(value)))
+    return cst.UnaryOperation(cst.Minus(), literal) if value < 0 else literal
+
+
+def _leaf(rng: random.Random, value: bool) -> cst.BaseExpression:
     if rng.random() < 0.25:
-        return str(value)
+        return cst.Name(str(value))
     left, op, right, truth = rng.choice((_int_atom, _str_atom, _bitwise_atom, _arith_atom))(rng)
     if truth != value:
         op = NEGATED[op]
-    return f"{left} {op} {right}"
+    return cst.Comparison(left, [cst.ComparisonTarget(COMPARE[op][1](), right)])
 
 
-def _int_atom(rng: random.Random) -> tuple[str, str, str, bool]:
+Atom = tuple[cst.BaseExpression, str, cst.BaseExpression, bool]
+
+
+def _int_atom(rng: random.Random) -> Atom:
     a, b, op = rng.randint(0, 30), rng.randint(0, 30), rng.choice(list(COMPARE))
-    return str(a), op, str(b), COMPARE[op](a, b)
+    return _int(a), op, _int(b), COMPARE[op][0](a, b)
 
 
-def _str_atom(rng: random.Random) -> tuple[str, str, str, bool]:
+def _str_atom(rng: random.Random) -> Atom:
     a = "".join(rng.choice(_ALNUM) for _ in range(rng.randint(1, 8)))
     b = rng.choice([a, a[::-1], "".join(rng.choice(_ALNUM) for _ in range(rng.randint(1, 8)))])
     op = rng.choice(["==", "!="])
-    return repr(a), op, repr(b), COMPARE[op](a, b)
+    return cst.SimpleString(repr(a)), op, cst.SimpleString(repr(b)), COMPARE[op][0](a, b)
 
 
-def _bitwise_atom(rng: random.Random) -> tuple[str, str, str, bool]:
+def _bitwise_atom(rng: random.Random) -> Atom:
     a, b, sym = rng.randint(1, 15), rng.randint(1, 15), rng.choice(list(BITWISE))
-    result = BITWISE[sym](a, b)
+    compute, node = BITWISE[sym]
+    result = compute(a, b)
     expected = result + rng.choice([0, 0, 1, -1, 2])
-    return f"({a} {sym} {b})", "==", str(expected), result == expected
+    return _parens(cst.BinaryOperation(_int(a), node(), _int(b))), "==", _int(expected), result == expected
 
 
-def _arith_atom(rng: random.Random) -> tuple[str, str, str, bool]:
+def _arith_atom(rng: random.Random) -> Atom:
     a, b, sym = rng.randint(1, 100), rng.randint(1, 100), rng.choice(list(ARITHMETIC))
-    result = ARITHMETIC[sym](a, b)
+    compute, node = ARITHMETIC[sym]
+    result = compute(a, b)
     op = rng.choice(list(COMPARE))
     bound = result + rng.randint(-5, 5)
-    return f"({a} {sym} {b})", op, str(bound), COMPARE[op](result, bound)
+    return _parens(cst.BinaryOperation(_int(a), node(), _int(b))), op, _int(bound), COMPARE[op][0](result, bound)

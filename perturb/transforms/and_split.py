@@ -28,7 +28,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext, code_of
-from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 from repoanchor.perturb.transforms._common import scope_declaration_in, spaced
 
 AND_TEST = m.BooleanOperation(operator=m.And())
@@ -77,31 +77,19 @@ class _Collector(SiteCollector):
             self.add(node)
 
 
-class _Splitter(cst.CSTTransformer):
-    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
-        super().__init__()
-        self.sites = {id(site.node): site for site in sites}
-        self.ctx = ctx
-
-    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
-        site = self.sites.get(id(original_node))
-        if site is None:
-            return updated_node
-        test = updated_node.test
-        assert isinstance(test, cst.BooleanOperation)  # only `and` tests are collected
-        orelse = updated_node.orelse
-        inner = cst.If(
-            test=_standalone(test.right),
-            body=_inner_body(updated_node.body),
-            orelse=orelse.deep_clone() if orelse is not None else None,
-        )
-        split = updated_node.with_changes(
-            test=_standalone(test.left),
-            whitespace_before_test=spaced(updated_node.whitespace_before_test),
-            body=_outer_body(updated_node.body, inner),
-        )
-        self.ctx.changed(site, original_node, split)
-        return split
+def _split(site: Site, original: cst.CSTNode, updated: cst.If) -> cst.If:
+    test = updated.test
+    assert isinstance(test, cst.BooleanOperation)  # only `and` tests are collected
+    inner = cst.If(
+        test=_standalone(test.right),
+        body=_inner_body(updated.body),
+        orelse=updated.orelse.deep_clone() if updated.orelse is not None else None,
+    )
+    return updated.with_changes(
+        test=_standalone(test.left),
+        whitespace_before_test=spaced(updated.whitespace_before_test),
+        body=_outer_body(updated.body, inner),
+    )
 
 
 class AndSplit:
@@ -111,9 +99,7 @@ class AndSplit:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        collector = _Collector(ctx)
-        module.visit(collector)
-        return collector.sites
+        return _Collector(ctx).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return module.visit(_Splitter(sites, ctx))
+        return rewrite_sites(module, sites, ctx, _split)

@@ -22,8 +22,15 @@ MIRROR = {
     cst.GreaterThanEqual: cst.LessThanEqual,
 }
 SIDE_EFFECT_FREE = m.OneOf(
-    m.Name(), m.Attribute(), m.Integer(), m.Float(), m.Imaginary(), m.SimpleString(),
-    m.UnaryOperation(), m.BinaryOperation(), m.Subscript(),
+    m.Name(),
+    m.Attribute(),
+    m.Integer(),
+    m.Float(),
+    m.Imaginary(),
+    m.SimpleString(),
+    m.UnaryOperation(),
+    m.BinaryOperation(),
+    m.Subscript(),
 )
 EFFECTFUL = m.OneOf(m.Call(), m.Await(), m.Yield(), m.NamedExpr(), m.Lambda(), m.GeneratorExp())
 

@@ -3,7 +3,8 @@
 A site is an indented block (the body of a def, class, if/elif/else, for, while, with,
 try/except/finally or case) spanning 1-100 lines from its first statement to its last. The
 dead statement goes before the block's first statement after a leading docstring, which
-stays the ``__doc__``. Its shape varies with the pass RNG::
+stays the ``__doc__`` (after the docstring of a docstring-only body, such as an exception
+class's). Its shape varies with the pass RNG::
 
     if <false>:            if <false>:            if <false>:
         name = 12              name = 12              name = other = 12
@@ -17,9 +18,9 @@ assignments are inserted, never ``yield``/``await``/``return``, so a function's
 generator/coroutine nature and its control flow are untouched; no annotation is used,
 since an annotated assignment would give a class body an ``__annotations__`` dict.
 
-Refused, and reported:
-- a block that is only a docstring: there is no first statement to insert before.
-- a block whose first statement is ``from __future__``: nothing may precede it.
+Refused, and reported: a block whose first statement after the docstring is
+``from __future__``: nothing may precede it (such a block does not compile anyway, as the
+import is only valid at the top of a module; the check is defensive).
 """
 
 from __future__ import annotations
@@ -29,12 +30,11 @@ from collections.abc import Sequence
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import PositionProvider
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
-from repoanchor.perturb.sites import Site, SiteCollector
-from repoanchor.perturb.transforms._common import docstring_count
+from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.transforms._common import block_line_counts, docstring_count
 from repoanchor.perturb.transforms._predicates import opaque
 
 MIN_LINES, MAX_LINES = 1, 100
@@ -42,21 +42,16 @@ FUTURE_IMPORT = m.SimpleStatementLine([m.ZeroOrMore(), m.ImportFrom(module=m.Nam
 
 
 class _Collector(SiteCollector):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, ctx: FileContext) -> None:
+    def __init__(self, ctx: FileContext, module: cst.Module) -> None:
         super().__init__()
         self.ctx = ctx
+        self.lines = block_line_counts(module)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        first = self.get_metadata(PositionProvider, node.body[0]).start.line
-        last = self.get_metadata(PositionProvider, node.body[-1]).end.line
-        if not MIN_LINES <= last - first + 1 <= MAX_LINES:
+        if not MIN_LINES <= self.lines[id(node)] <= MAX_LINES:
             return
         rest = node.body[docstring_count(node.body) :]
-        if not rest:
-            self.ctx.skip("docstring only: no statement to insert before", self.label(node))
-        elif m.matches(rest[0], FUTURE_IMPORT):
+        if rest and m.matches(rest[0], FUTURE_IMPORT):
             self.ctx.skip("future import: nothing may precede it", self.label(node))
         else:
             self.add(node)
@@ -77,24 +72,19 @@ def _dead_statement(rng: random.Random, taken: set[str]) -> cst.If:
     return cst.If(opaque(rng, False), body)
 
 
-class _Inserter(cst.CSTTransformer):
-    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
-        super().__init__()
-        self.sites = {id(site.node): site for site in sites}
-        self.ctx = ctx
-        self.taken = identifiers_in(ctx.code)
+def _inserter(ctx: FileContext):
+    taken = identifiers_in(ctx.code)
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
-        site = self.sites.get(id(original_node))
-        if site is None:
-            return updated_node
-        keep = docstring_count(updated_node.body)
-        first = updated_node.body[keep]
-        dead = _dead_statement(self.ctx.rng, self.taken).with_changes(leading_lines=first.leading_lines)
-        body = [*updated_node.body[:keep], dead, first.with_changes(leading_lines=()), *updated_node.body[keep + 1 :]]
-        new_node = updated_node.with_changes(body=body)
-        self.ctx.changed(site, original_node, new_node)
-        return new_node
+    def insert(site: Site, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        keep = docstring_count(updated.body)
+        dead = _dead_statement(ctx.rng, taken)
+        rest = list(updated.body[keep:])
+        if rest:  # comments and blank lines above the first statement now sit above the dead one
+            dead = dead.with_changes(leading_lines=rest[0].leading_lines)
+            rest[0] = rest[0].with_changes(leading_lines=())
+        return updated.with_changes(body=[*updated.body[:keep], dead, *rest])
+
+    return insert
 
 
 class DeadCode:
@@ -104,9 +94,7 @@ class DeadCode:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        collector = _Collector(ctx)
-        ctx.metadata_wrapper(module).visit(collector)
-        return collector.sites
+        return _Collector(ctx, module).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return module.visit(_Inserter(sites, ctx))
+        return rewrite_sites(module, sites, ctx, _inserter(ctx))

@@ -31,7 +31,7 @@ import libcst as cst
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
-from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 from repoanchor.perturb.transforms._common import introspection_in, is_docstring
 
 TERMINAL = (cst.Return, cst.Raise, cst.Break, cst.Continue)
@@ -94,6 +94,13 @@ class _Collector(SiteCollector):
             self._block(node.body, function_body=True)
         return True
 
+    def add(self, node: cst.CSTNode, **data) -> Site:
+        # Found by recursion inside visit_FunctionDef, so the walker's ancestor stack does not
+        # reach them: an empty path makes rewrite_sites look their ancestors up.
+        site = Site(node, self.label(node), data)
+        self.sites.append(site)
+        return site
+
     def _block(self, block: Block, function_body: bool = False) -> None:
         docstring_skip = "docstring: inserting before it would turn it into a plain expression"
         if isinstance(block, cst.SimpleStatementSuite):
@@ -115,39 +122,21 @@ class _Collector(SiteCollector):
                 self._block(inner)
 
 
-class _Inserter(cst.CSTTransformer):
-    def __init__(self, sites: Sequence[Site], ctx: FileContext, encoding: str) -> None:
-        super().__init__()
-        self.sites = {id(site.node): site for site in sites}
-        self.ctx = ctx
-        self.encoding = encoding
-        self.taken = identifiers_in(ctx.code)
+class _Inserter:
+    """Rewrites one site: a fresh name and a keyword drawn per site, in rewrite order."""
+
+    def __init__(self, ctx: FileContext, encoding: str) -> None:
+        self.ctx, self.encoding, self.taken = ctx, encoding, identifiers_in(ctx.code)
 
     def _assign(self) -> cst.Assign:
         name = fresh_name(self.ctx.rng, self.taken)
         value = string_literal(self.ctx.rng.choice(self.ctx.keywords), self.encoding)
         return cst.Assign([cst.AssignTarget(cst.Name(name))], cst.SimpleString(value))
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
-        body: list[cst.BaseStatement] = []
-        for before, after in zip(original_node.body, updated_node.body, strict=True):
-            site = self.sites.get(id(before))
-            if site is not None:
-                line = cst.SimpleStatementLine([self._assign()])
-                self.ctx.changed(site, before, cst.FlattenSentinel([line, after]))
-                body.append(line)
-            body.append(after)
-        return updated_node.with_changes(body=body)
-
-    def leave_SimpleStatementSuite(
-        self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
-    ) -> cst.SimpleStatementSuite:
-        site = self.sites.get(id(original_node))
-        if site is None:
-            return updated_node
-        suite = updated_node.with_changes(body=[self._assign(), *updated_node.body])
-        self.ctx.changed(site, original_node, suite)
-        return suite
+    def __call__(self, site: Site, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode | cst.FlattenSentinel:
+        if isinstance(updated, cst.SimpleStatementSuite):
+            return updated.with_changes(body=[self._assign(), *updated.body])
+        return cst.FlattenSentinel([cst.SimpleStatementLine([self._assign()]), updated])
 
 
 class DeadStringAssign:
@@ -157,9 +146,7 @@ class DeadStringAssign:
     keyword_bound = True
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        collector = _Collector(ctx)
-        module.visit(collector)
-        return collector.sites
+        return _Collector(ctx).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return module.visit(_Inserter(sites, ctx, module.encoding))
+        return rewrite_sites(module, sites, ctx, _Inserter(ctx, module.encoding))

@@ -28,7 +28,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 from repoanchor.perturb.transforms._common import negated, spaced
 
 NUMBER = m.OneOf(m.Integer(), m.Float(), m.Imaginary())
@@ -75,35 +75,12 @@ class _Collector(SiteCollector):
         self._consider(node)
 
 
-class _Negator(cst.CSTTransformer):
-    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
-        super().__init__()
-        self.sites = {id(site.node): site for site in sites}
-        self.ctx = ctx
-
-    def _rewrite(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
-        site = self.sites.get(id(original_node))
-        if site is None:
-            return updated_node
-        field = WHITESPACE_BEFORE_TEST[type(updated_node)]
-        new = updated_node.with_changes(
-            test=negated(negated(updated_node.test)),
-            **{field: spaced(getattr(updated_node, field))},
-        )
-        self.ctx.changed(site, original_node, new)
-        return new
-
-    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
-        return self._rewrite(original_node, updated_node)
-
-    def leave_While(self, original_node: cst.While, updated_node: cst.While) -> cst.While:
-        return self._rewrite(original_node, updated_node)
-
-    def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.IfExp:
-        return self._rewrite(original_node, updated_node)
-
-    def leave_Assert(self, original_node: cst.Assert, updated_node: cst.Assert) -> cst.Assert:
-        return self._rewrite(original_node, updated_node)
+def _double(site: Site, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    field = WHITESPACE_BEFORE_TEST[type(updated)]
+    return updated.with_changes(
+        test=negated(negated(updated.test)),
+        **{field: spaced(getattr(updated, field))},
+    )
 
 
 class DoubleNegation:
@@ -113,9 +90,7 @@ class DoubleNegation:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        collector = _Collector(ctx)
-        module.visit(collector)
-        return collector.sites
+        return _Collector(ctx).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return module.visit(_Negator(sites, ctx))
+        return rewrite_sites(module, sites, ctx, _double)

@@ -43,8 +43,9 @@ import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
-from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 from repoanchor.perturb.transforms._common import introspection_in, rebound_names
+from repoanchor.perturb.walk import walk
 
 BUILTINS = ("iter", "next", "StopIteration")
 
@@ -87,7 +88,7 @@ class _Collector(SiteCollector):
             return "class body: new loop names would become class attributes"
         if owner is not None and id(owner) not in self.introspection:
             self.introspection[id(owner)] = introspection_in(owner)
-        found = self.introspection.get(id(owner)) if owner is not None else None
+        found = self.introspection.get(id(owner))
         if found:
             return f"introspection: {found} in the function could see the new locals"
         if node.orelse is not None and _continue_in_finally(node.body):
@@ -95,31 +96,27 @@ class _Collector(SiteCollector):
         return None
 
 
-class _OwnLoopWalker:
-    """Mixin: skip nested scopes and nested loop bodies, but not nested loops' else clauses."""
+class _OwnLoop:
+    """Mixin: stay in the loop being rewritten; a nested loop's else clause still belongs to it."""
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+    visit_ClassDef = visit_Lambda = visit_FunctionDef
 
 
-class _FinallyContinue(_OwnLoopWalker, cst.CSTVisitor):
+class _FinallyContinue(_OwnLoop, cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
         self.in_finally = 0
         self.found = False
 
-    def _loop(self, node: cst.For | cst.While) -> bool:
+    def visit_For(self, node: cst.For | cst.While) -> bool:
         if node.orelse is not None:
-            node.orelse.visit(self)
+            walk(self, node.orelse)
         return False
 
-    visit_For = visit_While = _loop
+    visit_While = visit_For
 
     def visit_Finally(self, node: cst.Finally) -> None:
         self.in_finally += 1
@@ -133,40 +130,37 @@ class _FinallyContinue(_OwnLoopWalker, cst.CSTVisitor):
 
 def _continue_in_finally(body: cst.BaseSuite) -> bool:
     finder = _FinallyContinue()
-    body.visit(finder)
+    walk(finder, body)
     return finder.found
 
 
-class _BreakFlagger(_OwnLoopWalker, cst.CSTTransformer):
+class _BreakFlagger(_OwnLoop, cst.CSTTransformer):
     """Prefix each break of the loop being rewritten with ``flag = False``."""
 
     def __init__(self, flag: str) -> None:
         super().__init__()
-        self.flag = flag
+        self.clear = cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Name("False"))
 
-    def _loop(self, node: cst.For | cst.While) -> bool:
+    def visit_For(self, node: cst.For | cst.While) -> bool:
         return False
 
-    visit_For = visit_While = _loop
+    visit_While = visit_For
 
-    def _leave_loop(self, original_node: cst.For | cst.While, updated_node: cst.For | cst.While) -> cst.CSTNode:
+    def leave_For(self, original_node: cst.For | cst.While, updated_node: cst.For | cst.While) -> cst.CSTNode:
         if updated_node.orelse is None:
             return updated_node
         return updated_node.with_changes(orelse=updated_node.orelse.visit(self))
 
-    leave_For = leave_While = _leave_loop
-
-    def _clear(self) -> cst.Assign:
-        return cst.Assign([cst.AssignTarget(cst.Name(self.flag))], cst.Name("False"))
+    leave_While = leave_For
 
     def _flagged(self, body: Sequence[cst.BaseSmallStatement]) -> list[cst.BaseSmallStatement]:
-        return [part for small in body for part in ([self._clear(), small] if m.matches(small, m.Break()) else [small])]
+        return [part for small in body for part in ([self.clear, small] if m.matches(small, m.Break()) else [small])]
 
     def leave_SimpleStatementLine(
         self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
     ) -> cst.SimpleStatementLine | cst.FlattenSentinel:
         if m.matches(updated_node, m.SimpleStatementLine([m.Break()])):  # a lone break keeps a line of its own
-            clear = _line(self._clear()).with_changes(leading_lines=updated_node.leading_lines)
+            clear = _line(self.clear).with_changes(leading_lines=updated_node.leading_lines)
             return cst.FlattenSentinel([clear, updated_node.with_changes(leading_lines=())])
         return updated_node.with_changes(body=self._flagged(updated_node.body))
 
@@ -180,55 +174,53 @@ def _line(small: cst.BaseSmallStatement) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([small])
 
 
-def _statements(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
-    if isinstance(suite, cst.IndentedBlock):
-        return list(suite.body)
-    return [cst.SimpleStatementLine(list(suite.body), trailing_whitespace=suite.trailing_whitespace)]
-
-
-class _Rewriter(cst.CSTTransformer):
-    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
-        super().__init__()
-        self.sites = {id(site.node): site for site in sites}
-        self.ctx = ctx
-        self.taken = identifiers_in(ctx.code)
-
-    def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.BaseStatement | cst.FlattenSentinel:
-        site = self.sites.get(id(original_node))
-        if site is None:
-            return updated_node
-        it, item = (fresh_name(self.ctx.rng, self.taken, private=True) for _ in range(2))
-        flag = fresh_name(self.ctx.rng, self.taken, private=True) if updated_node.orelse else None
-        body = updated_node.body.visit(_BreakFlagger(flag)) if flag else updated_node.body
-        source = updated_node.iter
-        if isinstance(source, cst.Tuple) and not source.lpar:
-            source = source.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        fetch = cst.Try(
-            cst.IndentedBlock([_line(cst.Assign([cst.AssignTarget(cst.Name(item))], _call("next", cst.Name(it))))]),
-            handlers=[cst.ExceptHandler(cst.IndentedBlock([_line(cst.Break())]), type=cst.Name("StopIteration"))],
-        )
-        bind = _line(cst.Assign([cst.AssignTarget(updated_node.target)], cst.Name(item)))
-        header = body.header if isinstance(body, cst.IndentedBlock) else cst.TrailingWhitespace()
-        footer = body.footer if isinstance(body, cst.IndentedBlock) else ()
-        loop = cst.While(cst.Name("True"), cst.IndentedBlock([fetch, bind, *_statements(body)], header, footer=footer))
-        new = [
-            _line(cst.Assign([cst.AssignTarget(cst.Name(it))], _call("iter", source))).with_changes(
-                leading_lines=updated_node.leading_lines
-            )
-        ]
-        if flag:
-            new.append(_line(cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Name("True"))))
-        new += [loop, _line(cst.Del(cst.Name(it)))]
-        if flag:
-            orelse = updated_node.orelse
-            new.append(cst.If(cst.Name(flag), orelse.body, leading_lines=orelse.leading_lines))
-        result = cst.FlattenSentinel(new)
-        self.ctx.changed(site, original_node, result)
-        return result
+def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return _line(cst.Assign([cst.AssignTarget(target)], value))
 
 
 def _call(func: str, arg: cst.BaseExpression) -> cst.Call:
     return cst.Call(cst.Name(func), [cst.Arg(arg)])
+
+
+def _loop(loop: cst.For, it: str, item: str) -> cst.While:
+    """``while True:`` fetching the next item, binding the target outside the try, then the body."""
+    fetch = cst.Try(
+        cst.IndentedBlock([_assign(cst.Name(item), _call("next", cst.Name(it)))]),
+        handlers=[cst.ExceptHandler(cst.IndentedBlock([_line(cst.Break())]), cst.Name("StopIteration"))],
+    )
+    body = loop.body
+    if isinstance(body, cst.IndentedBlock):
+        block = body.with_changes(body=[fetch, _assign(loop.target, cst.Name(item)), *body.body])
+    else:
+        statements = cst.SimpleStatementLine(list(body.body), trailing_whitespace=body.trailing_whitespace)
+        block = cst.IndentedBlock([fetch, _assign(loop.target, cst.Name(item)), statements])
+    return cst.While(cst.Name("True"), block)
+
+
+class _Rewrite:
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.taken = identifiers_in(ctx.code)
+
+    def _name(self) -> str:
+        return fresh_name(self.ctx.rng, self.taken, private=True)
+
+    def __call__(self, site: Site, original: cst.For, updated: cst.For) -> cst.FlattenSentinel:
+        it, item = self._name(), self._name()
+        flag = self._name() if updated.orelse is not None else None
+        if flag:
+            updated = updated.with_changes(body=updated.body.visit(_BreakFlagger(flag)))
+        source = updated.iter
+        if isinstance(source, cst.Tuple) and not source.lpar:
+            source = source.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        new = [_assign(cst.Name(it), _call("iter", source)).with_changes(leading_lines=updated.leading_lines)]
+        if flag:
+            new.append(_assign(cst.Name(flag), cst.Name("True")))
+        new += [_loop(updated, it, item), _line(cst.Del(cst.Name(it)))]
+        if flag:
+            orelse = updated.orelse
+            new.append(cst.If(cst.Name(flag), orelse.body, leading_lines=orelse.leading_lines))
+        return cst.FlattenSentinel(new)
 
 
 class ForToWhile:
@@ -238,16 +230,13 @@ class ForToWhile:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        collector = _Collector(ctx)
-        module.visit(collector)
-        if not collector.sites:
-            return []
-        reason = rebound_names(module, ctx.code, BUILTINS)
+        sites = _Collector(ctx).collect(module)
+        reason = rebound_names(module, ctx.code, BUILTINS) if sites else None
         if reason:
-            for site in collector.sites:
+            for site in sites:
                 ctx.skip(f"rebound builtin: {reason}", site)
             return []
-        return collector.sites
+        return sites
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return module.visit(_Rewriter(sites, ctx))
+        return rewrite_sites(module, sites, ctx, _Rewrite(ctx))

@@ -33,7 +33,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 from repoanchor.perturb.transforms._common import negated, spaced
 
 NO_COVER = re.compile(r"#\s*pragma[:\s]?\s*no\s*cover", re.IGNORECASE)
@@ -85,42 +85,31 @@ class _Collector(SiteCollector):
         self.add(node)
 
 
-class _Swapper(cst.CSTTransformer):
-    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
-        super().__init__()
-        self.sites = {id(site.node): site for site in sites}
-        self.ctx = ctx
+def _swap_if(node: cst.If) -> cst.If:
+    body, orelse = node.body, node.orelse
+    assert isinstance(orelse, cst.Else)  # only plain-else ifs are collected
+    return node.with_changes(
+        test=_opposite(node.test),
+        whitespace_before_test=spaced(node.whitespace_before_test),
+        body=_with_header(orelse.body, _header(body)),
+        orelse=orelse.with_changes(body=_with_header(body, _header(orelse.body))),
+    )
 
-    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
-        site = self.sites.get(id(original_node))
-        if site is None:
-            return updated_node
-        body, orelse = updated_node.body, updated_node.orelse
-        assert isinstance(orelse, cst.Else)  # only plain-else ifs are collected
-        swapped = updated_node.with_changes(
-            test=_opposite(updated_node.test),
-            whitespace_before_test=spaced(updated_node.whitespace_before_test),
-            body=_with_header(orelse.body, _header(body)),
-            orelse=orelse.with_changes(body=_with_header(body, _header(orelse.body))),
-        )
-        self.ctx.changed(site, original_node, swapped)
-        return swapped
 
-    def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.IfExp:
-        site = self.sites.get(id(original_node))
-        if site is None:
-            return updated_node
-        swapped = updated_node.with_changes(
-            body=_front(updated_node.orelse),
-            test=_opposite(updated_node.test),
-            orelse=updated_node.body,
-            whitespace_before_if=spaced(updated_node.whitespace_before_if),
-            whitespace_after_if=spaced(updated_node.whitespace_after_if),
-            whitespace_before_else=spaced(updated_node.whitespace_before_else),
-            whitespace_after_else=spaced(updated_node.whitespace_after_else),
-        )
-        self.ctx.changed(site, original_node, swapped)
-        return swapped
+def _swap_ifexp(node: cst.IfExp) -> cst.IfExp:
+    return node.with_changes(
+        body=_front(node.orelse),
+        test=_opposite(node.test),
+        orelse=node.body,
+        whitespace_before_if=spaced(node.whitespace_before_if),
+        whitespace_after_if=spaced(node.whitespace_after_if),
+        whitespace_before_else=spaced(node.whitespace_before_else),
+        whitespace_after_else=spaced(node.whitespace_after_else),
+    )
+
+
+def _swap(site: Site, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    return _swap_if(updated) if isinstance(updated, cst.If) else _swap_ifexp(updated)
 
 
 class IfElseSwap:
@@ -130,9 +119,7 @@ class IfElseSwap:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        collector = _Collector(ctx)
-        module.visit(collector)
-        return collector.sites
+        return _Collector(ctx).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return module.visit(_Swapper(sites, ctx))
+        return rewrite_sites(module, sites, ctx, _swap)

@@ -14,7 +14,7 @@ with a docstring.) Comments above the first wrapped statement move above the ``i
 Refused, and reported:
 - a block that is only a docstring: there is nothing to wrap.
 - a block whose statements after the docstring include ``from __future__``: such an import
-  must stay at the top of its module; wrapping would make it a syntax error.
+  is only valid at the top of a module (defensive: a block holding one does not compile).
 """
 
 from __future__ import annotations
@@ -23,11 +23,10 @@ from collections.abc import Sequence
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import PositionProvider
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector
-from repoanchor.perturb.transforms._common import docstring_count
+from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.transforms._common import block_line_counts, docstring_count
 from repoanchor.perturb.transforms._predicates import opaque
 
 MIN_LINES, MAX_LINES = 5, 100
@@ -35,16 +34,13 @@ FUTURE_IMPORT = m.SimpleStatementLine([m.ZeroOrMore(), m.ImportFrom(module=m.Nam
 
 
 class _Collector(SiteCollector):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, ctx: FileContext) -> None:
+    def __init__(self, ctx: FileContext, module: cst.Module) -> None:
         super().__init__()
         self.ctx = ctx
+        self.lines = block_line_counts(module)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        first = self.get_metadata(PositionProvider, node.body[0]).start.line
-        last = self.get_metadata(PositionProvider, node.body[-1]).end.line
-        if not MIN_LINES <= last - first + 1 <= MAX_LINES:
+        if not MIN_LINES <= self.lines[id(node)] <= MAX_LINES:
             return
         rest = node.body[docstring_count(node.body) :]
         if not rest:
@@ -55,26 +51,15 @@ class _Collector(SiteCollector):
             self.add(node)
 
 
-class _Wrapper(cst.CSTTransformer):
-    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
-        super().__init__()
-        self.sites = {id(site.node): site for site in sites}
-        self.ctx = ctx
+def _wrapper(ctx: FileContext):
+    def wrap(site: Site, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        keep = docstring_count(updated.body)
+        first, *others = updated.body[keep:]
+        block = cst.IndentedBlock([first.with_changes(leading_lines=()), *others])
+        wrapped = cst.If(opaque(ctx.rng, True), block, leading_lines=first.leading_lines)
+        return updated.with_changes(body=[*updated.body[:keep], wrapped])
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
-        site = self.sites.get(id(original_node))
-        if site is None:
-            return updated_node
-        keep = docstring_count(updated_node.body)
-        first, *others = updated_node.body[keep:]
-        wrapped = cst.If(
-            opaque(self.ctx.rng, True),
-            cst.IndentedBlock([first.with_changes(leading_lines=()), *others]),
-            leading_lines=first.leading_lines,
-        )
-        new_node = updated_node.with_changes(body=[*updated_node.body[:keep], wrapped])
-        self.ctx.changed(site, original_node, new_node)
-        return new_node
+    return wrap
 
 
 class IfTrueWrap:
@@ -84,9 +69,7 @@ class IfTrueWrap:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        collector = _Collector(ctx)
-        ctx.metadata_wrapper(module).visit(collector)
-        return collector.sites
+        return _Collector(ctx, module).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return module.visit(_Wrapper(sites, ctx))
+        return rewrite_sites(module, sites, ctx, _wrapper(ctx))

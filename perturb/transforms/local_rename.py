@@ -1,10 +1,11 @@
 """local-rename: a function-local variable gets a fresh, plausible name everywhere it is used.
 
 A name bound by plain targets inside a ``def`` (``=``, ``+=``, annotated assignment, walrus,
-``for``/``with``/``except`` targets, match captures) is renamed at every binding and every
-read, including ``del`` and reads from nested functions, lambdas, comprehensions and class
-bodies (closures). LibCST's ScopeProvider supplies bindings and references. Refused, with the
-reason class in brackets:
+``for``/``with``/``except`` targets) is renamed at every binding and every read, including
+``del``, match captures of the same name, and reads from nested functions, lambdas,
+comprehensions and class bodies (closures). LibCST's ScopeProvider supplies bindings and
+references (a name bound only by match captures is invisible to it and left alone).
+Refused, with the reason class in brackets:
 
 - [parameter] callers may pass it by keyword, and ``inspect.signature`` shows it;
 - [global/nonlocal] it is declared ``global`` or ``nonlocal`` anywhere in the module, so the
@@ -32,30 +33,59 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
+from functools import partial
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import FunctionScope, Scope, ScopeProvider
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector
 from repoanchor.perturb.transforms._common import introspection_in
+from repoanchor.perturb.walk import ancestor_paths, replace_nodes, walk
 
 BUILTIN_NAMES = frozenset(dir(builtins))
-SELF_DOCUMENTING = m.FormattedStringExpression(equal=m.AssignEqual())
+
+
+class _Occurrences:
+    """Names under a node in source order, those inside ``{...=}``, and global/nonlocal names."""
+
+    def __init__(self) -> None:
+        self.names: list[cst.Name] = []
+        self.self_documenting: set[int] = set()
+        self.declared: set[str] = set()
+        self._in_selfdoc = 0
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node)
+        if self._in_selfdoc:
+            self.self_documenting.add(id(node))
+
+    def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
+        self._in_selfdoc += node.equal is not None
+
+    def leave_FormattedStringExpression(self, original_node: cst.FormattedStringExpression) -> None:
+        self._in_selfdoc -= original_node.equal is not None
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.declared.update(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.declared.update(item.name.value for item in node.names)
+
+
+def _occurrences(node: cst.CSTNode) -> _Occurrences:
+    found = _Occurrences()
+    walk(found, node)
+    return found
 
 
 def _spelling(node: cst.CSTNode) -> cst.CSTNode:
     """The Name that spells a binding, which fixes its source order."""
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
         return node.name
-    names = [node] if isinstance(node, cst.Name) else m.findall(node, m.Name())
+    names = [node] if isinstance(node, cst.Name) else _occurrences(node).names
     return names[0] if names else node
-
-
-def _self_documenting_names(func: cst.FunctionDef) -> set[int]:
-    return {id(name) for expr in m.findall(func, SELF_DOCUMENTING) for name in m.findall(expr, m.Name())}
 
 
 class _Collector(SiteCollector):
@@ -68,7 +98,7 @@ class _Collector(SiteCollector):
         for scope in scopes:
             if scope.parent is not scope:
                 self.children.setdefault(id(scope.parent), []).append(scope)
-        self.declared = {n.name.value for d in m.findall(module, m.Global() | m.Nonlocal()) for n in d.names}
+        self.declared = _occurrences(module).declared
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         super().visit_FunctionDef(node)
@@ -86,7 +116,8 @@ class _Collector(SiteCollector):
         return found
 
     def _collect(self, func: cst.FunctionDef, scope: Scope) -> None:
-        order = {id(n): i for i, n in enumerate(m.findall(func, m.Name()))}
+        occurrences = _occurrences(func)
+        order = {id(n): i for i, n in enumerate(occurrences.names)}
 
         def position(assignment) -> tuple[int, str]:
             return order.get(id(_spelling(assignment.node)), len(order)), assignment.name
@@ -98,17 +129,17 @@ class _Collector(SiteCollector):
         if found:
             self.ctx.skip(f"introspection: {found} can observe local names", self.label(func))
             return
-        nested, selfdoc = self._nested(scope), _self_documenting_names(func)
+        nested, selfdoc = self._nested(scope), occurrences.self_documenting
         for name in ordered:
             bindings = sorted(scope.assignments[name], key=position)
-            targets = {id(a.node) for a in bindings} | {id(r.node) for a in bindings for r in a.references}
-            reason = self._refusal(name, bindings, targets, [scope, *nested], selfdoc)
+            targets = {id(n): n for n in [a.node for a in bindings] + [r.node for a in bindings for r in a.references]}
+            reason = self._refusal(name, bindings, targets.keys(), [scope, *nested], selfdoc)
             if reason:
                 self.ctx.skip(reason, self.label(bindings[0].node))
             else:
-                self.add(bindings[0].node, targets=frozenset(targets))
+                self.add(bindings[0].node, targets=tuple(targets.values()))
 
-    def _refusal(self, name: str, bindings: list, targets: set[int], scopes: list[Scope], selfdoc: set[int]):
+    def _refusal(self, name: str, bindings: list, targets, scopes: list[Scope], selfdoc: set[int]):
         kinds = {type(a.node).__name__ for a in bindings if not isinstance(a.node, cst.Name)}
         if name in self.declared:
             return f"global/nonlocal: {name} is declared global or nonlocal in this module"
@@ -126,31 +157,16 @@ class _Collector(SiteCollector):
             return f"string annotation: a string annotation refers to {name}"
         if any(id(access.node) not in targets for scope in scopes for access in scope.accesses[name]):
             return f"unresolved reference: an occurrence of {name} is not tied to this binding"
-        if targets & selfdoc:
+        if selfdoc.intersection(targets):
             return f"self-documenting f-string: {{{name}=}} prints the name"
         return None
 
 
-class _Renamer(cst.CSTTransformer):
-    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
-        super().__init__()
-        self.ctx = ctx
-        taken = identifiers_in(ctx.code)
-        self.new_names: dict[int, str] = {}
-        self.anchors = {id(site.node): site for site in sites}
-        for site in sites:
-            new_name = fresh_name(ctx.rng, taken)
-            self.new_names.update(dict.fromkeys(site.data["targets"], new_name))
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
-        new_name = self.new_names.get(id(original_node))
-        if new_name is None:
-            return updated_node
-        renamed = updated_node.with_changes(value=new_name)
-        site = self.anchors.get(id(original_node))
-        if site is not None:
-            self.ctx.changed(site, original_node, renamed)
-        return renamed
+def _rename(new_name: str, site: Site | None, ctx: FileContext, original: cst.Name, updated: cst.Name) -> cst.Name:
+    renamed = updated.with_changes(value=new_name)
+    if site is not None:
+        ctx.changed(site, original, renamed)
+    return renamed
 
 
 class LocalRename:
@@ -160,9 +176,13 @@ class LocalRename:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        collector = _Collector(module, ctx)
-        module.visit(collector)
-        return collector.sites
+        return _Collector(module, ctx).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return module.visit(_Renamer(sites, ctx))
+        taken, rewrites = identifiers_in(ctx.code), {}
+        for site in sites:
+            new_name = fresh_name(ctx.rng, taken)
+            for target in site.data["targets"]:
+                rewrites[id(target)] = partial(_rename, new_name, site if target is site.node else None, ctx)
+        targets = [target for site in sites for target in site.data["targets"]]
+        return replace_nodes(module, rewrites, ancestor_paths(module, targets).values())

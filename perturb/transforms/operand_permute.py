@@ -1,30 +1,23 @@
-"""operand-permute: ``a + b`` becomes ``b + a`` for ``+ * & | ^`` over proven plain numbers.
+"""operand-permute: ``a + b`` becomes ``b + a`` for ``+ * & | ^`` over proven builtin numbers.
 
-Swapping is exact only when both operands are builtin numbers: ``+``/``*`` over bool, int,
-float and complex, and ``& | ^`` over bool and int. Strings and lists do not commute, a user
-``__add__`` need not, and sets are excluded although ``|`` is symmetric as a set: ``{1} | {True}``
-keeps the element ``1`` while ``{True} | {1}`` keeps ``True``.
+Exact only over builtin numbers (``+ *``: bool, int, float, complex; ``& | ^``: bool, int):
+strings and lists do not commute, a user ``__add__`` need not, and sets are excluded because
+``{1} | {True}`` keeps the element ``1`` while ``{True} | {1}`` keeps ``True``.
 
-Types are proven by astroid over the whole file, so a name is typed by its assignments
-(``n = int(s); n * 2``, module constants, ``self.size`` set in ``__init__``), with two exact
-builtin facts added: ``len(...)`` returns an int and a ``for x in range(...)`` target is an int.
-Every value inferred for every leaf must be such a number; uninferable or ambiguous means no
-swap, so parameters (callers may pass anything) are refused. Imports outside the standard
-library, and relative imports, are uninferable on purpose: astroid would resolve them against
-this tool's own ``sys.path``, not the project's. Names declared ``nonlocal`` anywhere are
-refused because astroid does not see the inner rebinding.
+Types come from astroid over the whole file, so a name is typed by its assignments (module
+constants, ``n = int(s)``, ``self.size`` set in ``__init__``), plus two exact builtin facts:
+``len(...)`` and a ``for x in range(...)`` target are ints. Every value inferred for every leaf
+must be such a number; uninferable or ambiguous means no swap (so parameters are refused).
+Imports from outside the standard library are uninferable (astroid would resolve them on this
+tool's ``sys.path``), a star-import from one skips the file, and ``nonlocal`` names are
+uninferable (astroid misses the inner rebinding). Accepted risks: a name unbound on some path
+(NameError either way) and rebinding that astroid cannot see (another module, ``setattr``).
 
-Swapping also swaps evaluation order, so an operand may only be built from names, plain
-attributes, numeric literals, unary ``- + ~ not`` and nested ``+ - * & | ^``: no call, await,
-yield, walrus or subscript (``__getitem__`` runs code and raises), and no ``/ // % ** << >>``
-(they can raise, and two raising operands would raise the other error first). An attribute is
-plain when every definition astroid finds for it is an assignment, never a property or method.
-Refused, deliberately: a name that is unbound on some path (both orders raise NameError, with
-another message) and an outside rebinding (another module, ``setattr``) that astroid cannot see.
-
-Each ``BinaryOperation`` is its own site by identity, so both nodes of ``a + b + c`` are sites;
-a moved left operand is parenthesised when it would otherwise re-associate (``c + (a + b)``).
-astroid runs only when LibCST finds a structurally possible site, once per pass.
+The swap reorders evaluation, so operands hold only names, plain attributes (no property),
+numeric literals, unary ``- + ~ not`` and nested ``+ - * & | ^``: no call, await, yield, walrus,
+subscript (they run code), ``/ // % ** << >>`` (of two raising operands the other would raise
+first). Each ``BinaryOperation`` is a site by identity (``a + b + c`` has two); a moved left operand
+is parenthesised when it would re-associate, so spines deeper than MAX_CHAIN are refused.
 """
 
 from __future__ import annotations
@@ -41,24 +34,22 @@ from astroid.context import _invalidate_cache
 from astroid.exceptions import AstroidSyntaxError, AttributeInferenceError, InferenceError, UseInferenceDefault
 from astroid.manager import AstroidManager
 from astroid.transforms import TransformVisitor
-from libcst.metadata import PositionProvider
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import rebound_names
+from repoanchor.perturb.transforms._common import node_spans
 
 SWAPPABLE = {cst.Add: "+", cst.Multiply: "*", cst.BitAnd: "&", cst.BitOr: "|", cst.BitXor: "^"}
-INNER_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.BitAnd, cst.BitOr, cst.BitXor)
 UNARY_OPS = (cst.Minus, cst.Plus, cst.BitInvert, cst.Not)
 PRECEDENCE = {cst.BitOr: 1, cst.BitXor: 2, cst.BitAnd: 3, cst.Add: 4, cst.Subtract: 4, cst.Multiply: 5}
-NUMERIC = ("bool", "int", "float", "complex")
-"""In promotion order: a mixed operation yields the later type, and bool arithmetic yields int."""
+NUMERIC = ("bool", "int", "float", "complex")  # promotion order; bool arithmetic yields int
+MAX_CHAIN = 50  # swaps down a left spine nest parentheses, and CPython allows 200 levels
 EFFECTFUL = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Subscript)
+NON_NUMERIC = (cst.BaseString, cst.List, cst.Tuple, cst.Set, cst.Dict, cst.BaseComp, cst.Lambda)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
-class _Refused(Exception):
-    """Why one site cannot be swapped; the text is the skip reason."""
+class _Refused(Exception): ...  # the message is the skip reason
 
 
 def _shape_problem(node: cst.BaseExpression) -> str | None:
@@ -66,95 +57,96 @@ def _shape_problem(node: cst.BaseExpression) -> str | None:
     if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.Imaginary)):
         return None
     if isinstance(node, cst.Attribute):
-        return None if isinstance(node.value, (cst.Name, cst.Attribute)) else _shape_problem(node.value)
+        return _shape_problem(node.value)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, UNARY_OPS):
         return _shape_problem(node.expression)
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, INNER_OPS):
+    if isinstance(node, cst.BinaryOperation) and type(node.operator) in PRECEDENCE:
         return _shape_problem(node.left) or _shape_problem(node.right)
-    kind = type(node).__name__
     if isinstance(node, cst.BinaryOperation):
         return f"effectful operand: {type(node.operator).__name__} may raise"
     if isinstance(node, EFFECTFUL):
-        return f"effectful operand: {kind} may run code or raise"
-    if isinstance(node, (cst.BaseString, cst.List, cst.Tuple, cst.Set, cst.Dict, cst.BaseComp, cst.Lambda)):
-        return f"non-numeric operand: {kind}"
-    return f"unsupported operand: {kind}"
+        return f"effectful operand: {type(node).__name__} may run code or raise"
+    kind = "non-numeric" if isinstance(node, NON_NUMERIC) else "unsupported"
+    return f"{kind} operand: {type(node).__name__}"
 
 
-def _builtin_name(node: an.NodeNG, name: str) -> bool:
-    return isinstance(node, an.Name) and node.name == name and node.lookup(name)[0].name == "builtins"
+def _spine(node: cst.BaseExpression, limit: int = MAX_CHAIN + 1) -> int:
+    return 1 + _spine(node.left, limit - 1) if limit and isinstance(node, cst.BinaryOperation) and not node.lpar else 0
 
 
-def _an_int(node: an.NodeNG, context=None) -> Iterator[bases.Instance]:
+def _astroid_spans(tree: an.Module, text: str) -> dict[tuple[int, int], an.BinOp]:
+    """Each binary operation by character span; ast columns count UTF-8 bytes."""
+    lines = _NEWLINE.split(text)
+    starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
+
+    def offset(line: int, column: int) -> int:
+        return starts[line - 1] + len(lines[line - 1].encode()[:column].decode())
+
+    binops = tree.nodes_of_class(an.BinOp)
+    return {(offset(n.lineno, n.col_offset), offset(n.end_lineno, n.end_col_offset)): n for n in binops}
+
+
+def _an_int(node: an.Call | an.AssignName, context=None) -> Iterator[bases.Instance]:
     """Inference tip for len() calls and range() loop targets: an exact builtin int."""
-    call = node if isinstance(node, an.Call) else node.parent.iter
-    if not _builtin_name(call.func, "len" if call is node else "range"):
+    call, name = (node, "len") if isinstance(node, an.Call) else (node.parent.iter, "range")
+    func = getattr(call, "func", None)
+    if not (isinstance(func, an.Name) and func.name == name and func.lookup(name)[0].name == "builtins"):
         raise UseInferenceDefault
     yield bases.Instance(AstroidManager().builtins_module["int"])
 
 
-def _uninferable(node: an.NodeNG, context=None) -> Iterator[util.UninferableBase]:
-    yield util.Uninferable
+def _foreign(node: an.Import | an.ImportFrom) -> bool:
+    names = [node.modname] if isinstance(node, an.ImportFrom) else [name for name, _ in node.names]
+    return bool(getattr(node, "level", 0)) or any(n.partition(".")[0] not in sys.stdlib_module_names for n in names)
 
 
-def _foreign_import(node: an.Import | an.ImportFrom) -> bool:
-    if isinstance(node, an.ImportFrom):
-        return bool(node.level) or node.modname.partition(".")[0] not in sys.stdlib_module_names
-    return any(name.partition(".")[0] not in sys.stdlib_module_names for name, _ in node.names)
-
-
-def _len_call(node: an.Call) -> bool:
-    return isinstance(node.func, an.Name) and node.func.name == "len"
-
-
-def _loop_target(node: an.AssignName) -> bool:
-    loop = node.parent
-    return isinstance(loop, (an.For, an.Comprehension)) and loop.target is node and isinstance(loop.iter, an.Call)
-
-
-def _parse(ctx: FileContext, module: cst.Module) -> an.Module | None:
+def _parse(ctx: FileContext, text: str) -> an.Module | None:
     manager = AstroidManager()
     try:
-        tree = AstroidBuilder(manager).string_build(ctx.code, modname="")
+        tree = AstroidBuilder(manager).string_build(text, modname="")
     except (AstroidSyntaxError, RecursionError) as exc:
-        ctx.skip(f"astroid cannot parse: {type(exc).__name__}")
+        ctx.skip(f"astroid cannot parse: {str(exc).strip().splitlines()[-1]}")
         return None
     if manager.astroid_cache.get(tree.name) is tree:
         del manager.astroid_cache[tree.name]  # a per-pass tree must not outlive the pass
-    tips = TransformVisitor()
-    tips.register_transform(an.Import, inference_tip(_uninferable), _foreign_import)
-    tips.register_transform(an.ImportFrom, inference_tip(_uninferable), _foreign_import)
-    if rebound_names(module, ctx.code, ("len", "range")) is None:
-        tips.register_transform(an.Call, inference_tip(_an_int), _len_call)
-        tips.register_transform(an.AssignName, inference_tip(_an_int), _loop_target)
-    tips.visit(tree)
-    return tree
+    star = next((n for n in tree.nodes_of_class(an.ImportFrom) if n.names[0][0] == "*" and _foreign(n)), None)
+    if star:
+        ctx.skip(f"uninferable operand: a star-import from {star.modname or '.'} may rebind any name")
+        return None
+    return _with_tips(tree)
 
 
-def _leaf_types(node: an.Name | an.Attribute, nonlocals: set[str]) -> set[str]:
-    text = node.as_string()
-    if isinstance(node, an.Name) and node.name in nonlocals:
-        raise _Refused(f"uninferable operand: {text} is declared nonlocal")
+def _with_tips(tree: an.Module) -> an.Module:
+    """Make foreign imports and nonlocal names uninferable; type len() and range() loop targets."""
+    tips, uninferable = TransformVisitor(), inference_tip(lambda node, context=None: iter([util.Uninferable]))
+    nonlocals = {name for node in tree.nodes_of_class(an.Nonlocal) for name in node.names}
+    tips.register_transform(an.Import, uninferable, _foreign)
+    tips.register_transform(an.ImportFrom, uninferable, _foreign)
+    tips.register_transform(an.Name, uninferable, lambda node: node.name in nonlocals)
+    tip = inference_tip(_an_int)
+    tips.register_transform(an.Call, tip, lambda node: getattr(node.func, "name", "") == "len")
+    tips.register_transform(an.AssignName, tip, lambda node: isinstance(node.parent, (an.For, an.Comprehension)))
+    return tips.visit(tree)
+
+
+def _leaf_types(node: an.Name | an.Attribute) -> set[str]:
     if isinstance(node, an.Attribute):
-        _require_plain_attribute(node, nonlocals)
+        _require_plain_attribute(node)
     try:
         values = list(node.infer())
     except (InferenceError, RecursionError) as exc:
-        raise _Refused(f"uninferable operand: {text}") from exc
-    types = set()
-    for value in values:
-        if isinstance(value, util.UninferableBase):
-            raise _Refused(f"uninferable operand: {text}")
-        pytype = value.pytype() if isinstance(value, bases.Instance) else type(value).__name__
-        if pytype.removeprefix("builtins.") not in NUMERIC:
-            raise _Refused(f"non-numeric operand: {text} may be {pytype}")
-        types.add(pytype.removeprefix("builtins."))
-    return types
+        raise _Refused(f"uninferable operand: {node.as_string()}") from exc
+    if any(isinstance(value, util.UninferableBase) for value in values):
+        raise _Refused(f"uninferable operand: {node.as_string()}")
+    kinds = {(v.pytype() if hasattr(v, "pytype") else type(v).__name__).removeprefix("builtins.") for v in values}
+    if not kinds <= set(NUMERIC):
+        raise _Refused(f"non-numeric operand: {node.as_string()} may be {'/'.join(sorted(kinds - set(NUMERIC)))}")
+    return kinds
 
 
-def _require_plain_attribute(node: an.Attribute, nonlocals: set[str]) -> None:
+def _require_plain_attribute(node: an.Attribute) -> None:
     if isinstance(node.expr, an.Attribute):
-        _require_plain_attribute(node.expr, nonlocals)
+        _require_plain_attribute(node.expr)
     try:
         owners = list(node.expr.infer())
         if any(isinstance(owner, util.UninferableBase) or not hasattr(owner, "getattr") for owner in owners):
@@ -166,25 +158,23 @@ def _require_plain_attribute(node: an.Attribute, nonlocals: set[str]) -> None:
         raise _Refused(f"effectful operand: {node.as_string()} is not a plain attribute (property, method...)")
 
 
-def _types(node: an.NodeNG, nonlocals: set[str]) -> set[str]:
+def _types(node: an.NodeNG) -> set[str]:
     """The builtin numeric types `node` may evaluate to, or _Refused."""
-    if isinstance(node, an.Const):
-        if type(node.value).__name__ not in NUMERIC:
-            raise _Refused(f"non-numeric operand: {node.as_string()}")
+    if isinstance(node, an.Const) and type(node.value).__name__ in NUMERIC:
         return {type(node.value).__name__}
     if isinstance(node, (an.Name, an.Attribute)):
-        return _leaf_types(node, nonlocals)
+        return _leaf_types(node)
     if isinstance(node, an.UnaryOp):
-        inner = _types(node.operand, nonlocals)
+        inner = _types(node.operand)
         if node.op == "not":
             return {"bool"}
         if node.op == "~" and not inner <= {"bool", "int"}:
             raise _Refused(f"non-numeric operand: ~ over {'/'.join(sorted(inner))}")
         return {_combine("+", kind, "int") for kind in inner}
     if isinstance(node, an.BinOp):
-        lefts, rights = _types(node.left, nonlocals), _types(node.right, nonlocals)
+        lefts, rights = _types(node.left), _types(node.right)
         return {_combine(node.op, left, right) for left in lefts for right in rights}
-    raise _Refused(f"unsupported operand: {type(node).__name__}")
+    raise _Refused(f"non-numeric operand: {node.as_string()}")
 
 
 def _combine(op: str, left: str, right: str) -> str:
@@ -196,16 +186,6 @@ def _combine(op: str, left: str, right: str) -> str:
     return NUMERIC[max(rank, 1)]
 
 
-def _byte_span(code_range, lines: list[str]) -> tuple[int, int, int, int]:
-    """LibCST counts columns in characters, Python's ast (and astroid) in UTF-8 bytes."""
-    start, end = code_range.start, code_range.end
-
-    def col(line: int, column: int) -> int:
-        return len(lines[line - 1][:column].encode("utf-8", "surrogatepass"))
-
-    return start.line, col(start.line, start.column), end.line, col(end.line, end.column)
-
-
 class _Collector(SiteCollector):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
@@ -214,36 +194,34 @@ class _Collector(SiteCollector):
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if type(node.operator) not in SWAPPABLE:
             return
-        problem = _shape_problem(node.left) or _shape_problem(node.right)
+        if _spine(node.left) > MAX_CHAIN:
+            problem = f"deep chain: over {MAX_CHAIN} nested operations would pass the parser's parenthesis limit"
+        else:
+            problem = _shape_problem(node.left) or _shape_problem(node.right)
         if problem:
             self.ctx.skip(problem, self.label(node))
         else:
             self.add(node)
 
 
-def _check_site(site: Site, binop: an.BinOp | None, nonlocals: set[str]) -> None:
-    if binop is None:
-        raise _Refused("unmapped site: astroid has no operation at this position")
-    op = SWAPPABLE[type(site.node.operator)]
-    allowed = {"bool", "int"} if op in "&|^" else set(NUMERIC)
-    for operand in (binop.left, binop.right):
-        if not _types(operand, nonlocals) <= allowed:
-            raise _Refused(f"non-numeric operand: {operand.as_string()} is not an int under {op}")
-
-
-def _typed_sites(module: cst.Module, ctx: FileContext, tree: an.Module, sites: list[Site]) -> list[Site]:
-    positions = ctx.metadata_wrapper(module).resolve(PositionProvider)
-    lines = _NEWLINE.split(ctx.code)
-    binops = {(n.lineno, n.col_offset, n.end_lineno, n.end_col_offset): n for n in tree.nodes_of_class(an.BinOp)}
-    nonlocals = {name for node in tree.nodes_of_class(an.Nonlocal) for name in node.names}
+def _typed(module: cst.Module, ctx: FileContext, sites: list[Site]) -> list[Site]:
+    text, spans = node_spans(module, [site.node for site in sites])
+    if (tree := _parse(ctx, text)) is None:
+        return []
+    binops = _astroid_spans(tree, text)
     kept = []
     for site in sites:
+        binop = binops.get(spans[id(site.node)])
+        allowed = {"bool", "int"} if SWAPPABLE[type(site.node.operator)] in "&|^" else set(NUMERIC)
         try:
-            _check_site(site, binops.get(_byte_span(positions[site.node], lines)), nonlocals)
+            if binop is None:
+                raise _Refused("unmapped site: astroid has no operation at this position")
+            for operand in (binop.left, binop.right):
+                if not _types(operand) <= allowed:
+                    raise _Refused(f"non-numeric operand: {operand.as_string()} is not an int under a bitwise operator")
+            kept.append(site)
         except _Refused as why:
             ctx.skip(str(why), site)
-        else:
-            kept.append(site)
     return kept
 
 
@@ -263,11 +241,8 @@ class OperandPermute:
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
         sites = _Collector(ctx).collect(module)
-        tree = _parse(ctx, module) if sites else None
-        if tree is None:
-            return []
         try:
-            return _typed_sites(module, ctx, tree, sites)
+            return _typed(module, ctx, sites) if sites else []
         finally:
             _invalidate_cache()  # astroid's global inference cache would keep every file's tree alive
 

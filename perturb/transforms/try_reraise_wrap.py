@@ -19,7 +19,7 @@ Refused, and reported:
   the builtin class, not whatever the name was rebound to.
 - a block that is only a docstring: there is nothing to wrap.
 - a block whose statements after the docstring include ``from __future__``: such an import
-  must stay at the top level of its module; wrapping would make it a syntax error.
+  is only valid at the top of a module (defensive: a block holding one does not compile).
 """
 
 from __future__ import annotations
@@ -28,27 +28,23 @@ from collections.abc import Sequence
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import PositionProvider
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector
-from repoanchor.perturb.transforms._common import docstring_count, rebound_names
+from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.transforms._common import block_line_counts, docstring_count, rebound_names
 
 MIN_LINES, MAX_LINES = 5, 100
 FUTURE_IMPORT = m.SimpleStatementLine([m.ZeroOrMore(), m.ImportFrom(module=m.Name("__future__")), m.ZeroOrMore()])
 
 
 class _Collector(SiteCollector):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, ctx: FileContext) -> None:
+    def __init__(self, ctx: FileContext, module: cst.Module) -> None:
         super().__init__()
         self.ctx = ctx
+        self.lines = block_line_counts(module)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        first = self.get_metadata(PositionProvider, node.body[0]).start.line
-        last = self.get_metadata(PositionProvider, node.body[-1]).end.line
-        if not MIN_LINES <= last - first + 1 <= MAX_LINES:
+        if not MIN_LINES <= self.lines[id(node)] <= MAX_LINES:
             return
         rest = node.body[docstring_count(node.body) :]
         if not rest:
@@ -59,27 +55,13 @@ class _Collector(SiteCollector):
             self.add(node)
 
 
-class _Wrapper(cst.CSTTransformer):
-    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
-        super().__init__()
-        self.sites = {id(site.node): site for site in sites}
-        self.ctx = ctx
-
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
-        site = self.sites.get(id(original_node))
-        if site is None:
-            return updated_node
-        keep = docstring_count(updated_node.body)
-        first, *others = updated_node.body[keep:]
-        reraise = cst.ExceptHandler(cst.IndentedBlock([cst.SimpleStatementLine([cst.Raise()])]), cst.Name("Exception"))
-        wrapped = cst.Try(
-            cst.IndentedBlock([first.with_changes(leading_lines=()), *others]),
-            handlers=[reraise],
-            leading_lines=first.leading_lines,
-        )
-        new_node = updated_node.with_changes(body=[*updated_node.body[:keep], wrapped])
-        self.ctx.changed(site, original_node, new_node)
-        return new_node
+def _wrap(site: Site, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+    keep = docstring_count(updated.body)
+    first, *others = updated.body[keep:]
+    reraise = cst.ExceptHandler(cst.IndentedBlock([cst.SimpleStatementLine([cst.Raise()])]), cst.Name("Exception"))
+    block = cst.IndentedBlock([first.with_changes(leading_lines=()), *others])
+    wrapped = cst.Try(block, handlers=[reraise], leading_lines=first.leading_lines)
+    return updated.with_changes(body=[*updated.body[:keep], wrapped])
 
 
 class TryReraiseWrap:
@@ -89,16 +71,13 @@ class TryReraiseWrap:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        collector = _Collector(ctx)
-        ctx.metadata_wrapper(module).visit(collector)
-        if not collector.sites:
-            return []
-        reason = rebound_names(module, ctx.code, ("Exception",))
+        sites = _Collector(ctx, module).collect(module)
+        reason = rebound_names(module, ctx.code, ("Exception",)) if sites else None
         if reason:
-            for site in collector.sites:
+            for site in sites:
                 ctx.skip(f"rebound builtin: {reason}", site)
             return []
-        return collector.sites
+        return sites
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return module.visit(_Wrapper(sites, ctx))
+        return rewrite_sites(module, sites, ctx, _wrap)

@@ -42,8 +42,9 @@ from collections.abc import Sequence
 import libcst as cst
 
 from repoanchor.perturb.context import FileContext, code_of
-from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 from repoanchor.perturb.transforms._common import scope_declaration_in
+from repoanchor.perturb.walk import walk
 
 MAX_LINES = 100
 
@@ -62,7 +63,7 @@ class _LoopControl(cst.CSTVisitor):
 
     def _loop(self, node: cst.For | cst.While) -> bool:
         if node.orelse is not None:  # a loop's else clause is outside the loop
-            node.orelse.visit(self)
+            walk(self, node.orelse)
         return False
 
     def visit_For(self, node: cst.For) -> bool:
@@ -80,7 +81,7 @@ class _LoopControl(cst.CSTVisitor):
 
 def _escaping_loop_control(node: cst.CSTNode) -> bool:
     finder = _LoopControl()
-    node.visit(finder)
+    walk(finder, node)
     return finder.found
 
 
@@ -120,26 +121,14 @@ class _Collector(SiteCollector):
             self.add(node)
 
 
-class _Unroller(cst.CSTTransformer):
-    def __init__(self, sites: Sequence[Site], ctx: FileContext) -> None:
-        super().__init__()
-        self.sites = {id(site.node): site for site in sites}
-        self.ctx = ctx
-
-    def leave_While(self, original_node: cst.While, updated_node: cst.While) -> cst.While:
-        site = self.sites.get(id(original_node))
-        if site is None:
-            return updated_node
-        orelse = updated_node.orelse
-        inner = updated_node.with_changes(
-            test=updated_node.test.deep_clone(),
-            body=updated_node.body.deep_clone(),
-            orelse=orelse.deep_clone() if orelse is not None else None,
-            leading_lines=[],
-        )
-        unrolled = updated_node.with_changes(body=_unrolled_body(updated_node.body, inner))
-        self.ctx.changed(site, original_node, unrolled)
-        return unrolled
+def _unroll(site: Site, original: cst.CSTNode, updated: cst.While) -> cst.While:
+    inner = updated.with_changes(
+        test=updated.test.deep_clone(),
+        body=updated.body.deep_clone(),
+        orelse=updated.orelse.deep_clone() if updated.orelse is not None else None,
+        leading_lines=[],
+    )
+    return updated.with_changes(body=_unrolled_body(updated.body, inner))
 
 
 class WhileUnroll:
@@ -149,9 +138,7 @@ class WhileUnroll:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        collector = _Collector(ctx)
-        module.visit(collector)
-        return collector.sites
+        return _Collector(ctx).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return module.visit(_Unroller(sites, ctx))
+        return rewrite_sites(module, sites, ctx, _unroll)
