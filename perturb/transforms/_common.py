@@ -138,7 +138,7 @@ def rebound_names(module: cst.Module, code: str, names: Iterable[str]) -> str | 
     return None
 
 
-# `not` binds tighter than these; a comparison would parse, but `not a < b` misleads readers.
+# These bind looser than `not`; a comparison binds tighter, but `not a < b` misleads readers.
 _PARENTHESISED_UNDER_NOT = (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr, cst.Yield, cst.Comparison)
 
 
@@ -298,8 +298,16 @@ def block_line_counts(module: cst.Module) -> dict[int, int]:
 
     from repoanchor.perturb.walk import children
 
-    holders = (cst.Module, cst.IndentedBlock, cst.BaseCompoundStatement, cst.Else, cst.Finally, cst.ExceptHandler,
-               cst.ExceptStarHandler, cst.MatchCase)
+    holders = (
+        cst.Module,
+        cst.IndentedBlock,
+        cst.BaseCompoundStatement,
+        cst.Else,
+        cst.Finally,
+        cst.ExceptHandler,
+        cst.ExceptStarHandler,
+        cst.MatchCase,
+    )
     blocks, stack = [], [module]
     while stack:
         node = stack.pop()

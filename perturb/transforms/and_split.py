@@ -27,11 +27,12 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from repoanchor.perturb.context import FileContext, code_of
+from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 from repoanchor.perturb.transforms._common import scope_declaration_in, spaced
 
 AND_TEST = m.BooleanOperation(operator=m.And())
+_RENDER = cst.Module(body=[])  # renders a node in full (context.code_of abbreviates)
 
 
 def _comment_count(node: cst.CSTNode) -> int:
@@ -40,7 +41,7 @@ def _comment_count(node: cst.CSTNode) -> int:
 
 def _standalone(expr: cst.BaseExpression) -> cst.BaseExpression:
     """`expr` as a whole ``if`` test: a line break is only legal inside parentheses."""
-    if "\n" in code_of(expr) and not expr.lpar:
+    if "\n" in _RENDER.code_for_node(expr) and not expr.lpar:
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return expr
 

@@ -1,10 +1,11 @@
 """dead-code: an ``if <opaque false predicate>:`` guarding a throwaway assignment is inserted.
 
 A site is an indented block (the body of a def, class, if/elif/else, for, while, with,
-try/except/finally or case) spanning 1-100 lines from its first statement to its last. The
-dead statement goes before the block's first statement after a leading docstring, which
-stays the ``__doc__`` (after the docstring of a docstring-only body, such as an exception
-class's). Its shape varies with the pass RNG::
+try/except/finally or case) spanning 1-100 lines from its first statement to its last
+(comments above the first statement and its decorators are not counted). The dead
+statement goes before the block's first statement after a leading docstring, which stays
+the ``__doc__`` (after the docstring of a docstring-only body, such as an exception class's).
+Its shape varies with the pass RNG::
 
     if <false>:            if <false>:            if <false>:
         name = 12              name = 12              name = other = 12

@@ -19,8 +19,10 @@ The target is assigned outside the ``try`` so that a StopIteration raised by a t
 setter (``obj.attr``, ``d[k]``) propagates as it does from a ``for``; the body is outside it
 for the same reason and so that its exceptions get no StopIteration ``__context__``.
 ``del _it`` drops the iterator where the ``for`` would, so a generator left by ``break`` is
-finalised at the same point. Breaks in nested loops (but not in their else clauses, which
-belong to this loop), defs and classes are not this loop's and are left alone.
+finalised at the same point (not mirrored: when the body raises, the iterator lives as long
+as the frame, i.e. the traceback; ``_item`` keeps the last item referenced after the loop).
+Breaks in nested loops (but not in their else clauses, which belong to this loop), defs
+and classes are not this loop's and are left alone.
 
 Refused, and reported:
 - ``iter``, ``next`` or ``StopIteration`` bound anywhere in the module, or any star-import:

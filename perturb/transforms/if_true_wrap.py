@@ -1,9 +1,10 @@
 """if-true-wrap: the statements of a block are wrapped in ``if <opaque predicate>:``.
 
 A site is an indented block (the body of a def, class, if/elif/else, for, while, with,
-try/except/finally or case) spanning 5-100 lines from its first statement to its last. The
-predicate is drawn from the pass RNG by `_predicates.opaque` and always evaluates to True,
-so the wrapped statements run exactly as before: an ``if`` opens no scope, so bindings,
+try/except/finally or case) spanning 5-100 lines from its first statement to its last
+(comments above the first statement and its decorators are not counted). The predicate is
+drawn from the pass RNG by `_predicates.opaque` and always evaluates to True, so the
+wrapped statements run exactly as before: an ``if`` opens no scope, so bindings,
 ``global``/``nonlocal``, ``yield`` and ``return`` mean what they meant, and class-body names
 still become class attributes.
 

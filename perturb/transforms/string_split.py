@@ -1,8 +1,9 @@
 """string-split: ``'abcd'`` becomes ``('ab' + 'cd')``, cut at an index drawn from the pass RNG.
 
-Sites are single-quoted, non-triple-quoted str literals (no ``b``/``r`` prefix; ``u`` is kept)
-of at least 4 code points; with keywords, only those containing one (others: "no keyword").
-CPython folds the sum back into one constant, so value, type and interning are unchanged.
+Sites are one-line (not triple-quoted) str literals of at least 4 code points, without a ``b``
+or ``r`` prefix (``u`` is kept on both halves); with keywords, only those containing one (the
+others are reported as "no keyword"). CPython folds the sum back into one constant, so the
+compiled code is unchanged.
 
 Each half is re-escaped from the decoded value, so ``ast.literal_eval`` gives it back exactly:
 quote and backslash are escaped, ``\\n \\r \\t`` by name, other control characters, lone
@@ -16,8 +17,9 @@ Refused, with a reason:
 - bare string statements: docstrings (``__doc__`` would become None; a module docstring before
   ``from __future__`` would turn the import into a SyntaxError) and attribute docstrings;
 - annotations, string forward references included (``from __future__ import annotations``
-  keeps the source text, and typing tools read it), and ``Literal[...]`` or the name argument of
-  ``TypeVar``/``NewType``/``namedtuple``-like calls, which type checkers need as literals;
+  keeps the source text, and typing tools read it), and other type expressions that type
+  checkers need as literals: ``Literal[...]``, ``TypeAlias`` values, ``type X = ...`` and the
+  arguments of ``TypeVar``/``NewType``/``namedtuple``-like calls and ``cast``;
 - match patterns and implicit concatenation parts (a sum is not valid syntax there);
 - strings inside f-string replacement fields (before 3.12 no backslash or same quote there);
 - attribute bases (``"sep".join``) and ``%`` operands: still correct at runtime, but linters
@@ -43,6 +45,7 @@ ENCLOSING = {
     cst.FormattedStringExpression: "f-string: replacement fields cannot hold every escape before 3.12",
     cst.MatchValue: "match pattern: patterns must be literals",
     cst.MatchMappingElement: "match pattern: patterns must be literals",
+    cst.TypeAlias: "type expression: a type alias value is read by type checkers",
 }
 TYPING_CALLS = frozenset(
     {"TypeVar", "ParamSpec", "TypeVarTuple", "NewType", "NamedTuple", "namedtuple", "TypedDict", "cast"}
@@ -50,8 +53,8 @@ TYPING_CALLS = frozenset(
 DECLARED = frozenset({"__all__", "__slots__"})
 
 
-def _direct_refusal(node: cst.SimpleString, parent: cst.CSTNode, grandparent: cst.CSTNode | None) -> str | None:
-    """Why the position of `node` in its parent forbids the split, or None."""
+def _direct_refusal(parent: cst.CSTNode, grandparent: cst.CSTNode | None) -> str | None:
+    """Why the string's position as a direct child of `parent` forbids the split, or None."""
     if isinstance(parent, cst.Expr):
         return "docstring: a bare string statement is a docstring or attribute docstring"
     if isinstance(parent, cst.ConcatenatedString):
@@ -60,8 +63,7 @@ def _direct_refusal(node: cst.SimpleString, parent: cst.CSTNode, grandparent: cs
         return "attribute base: linters check methods such as .format only on literals"
     if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo):
         return "format operand: linters check % formatting only on literals"
-    comparison = parent if isinstance(parent, cst.Comparison) else grandparent
-    comparison = comparison if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)) else None
+    comparison = grandparent if isinstance(parent, cst.ComparisonTarget) else parent
     if isinstance(comparison, cst.Comparison) and any(
         isinstance(target.operator, (cst.Is, cst.IsNot)) for target in comparison.comparisons
     ):
@@ -84,9 +86,16 @@ def _enclosing_refusal(ancestors: Sequence[cst.CSTNode]) -> str | None:
         if isinstance(ancestor, cst.Call) and dotted_name(ancestor.func) in ("__all__.append", "__all__.extend"):
             return "static declaration: __all__ and __slots__ are read by tools without running code"
         if isinstance(ancestor, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-            targets = [t.target for t in ancestor.targets] if isinstance(ancestor, cst.Assign) else [ancestor.target]
-            if any(isinstance(t, cst.Name) and t.value in DECLARED for t in targets):
-                return "static declaration: __all__ and __slots__ are read by tools without running code"
+            return _assignment_refusal(ancestor)  # nothing above a statement can enclose an expression
+    return None
+
+
+def _assignment_refusal(node: cst.Assign | cst.AugAssign | cst.AnnAssign) -> str | None:
+    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    if any(isinstance(target, cst.Name) and target.value in DECLARED for target in targets):
+        return "static declaration: __all__ and __slots__ are read by tools without running code"
+    if isinstance(node, cst.AnnAssign) and (dotted_name(node.annotation.annotation) or "").endswith("TypeAlias"):
+        return "type expression: a type alias value is read by type checkers"
     return None
 
 
@@ -105,7 +114,7 @@ class _Collector(SiteCollector):
             self.ctx.skip("no keyword: the string contains none of the keywords", self.label(node))
             return
         grandparent = self.ancestors[-2] if len(self.ancestors) > 1 else None
-        reason = _direct_refusal(node, self.ancestors[-1], grandparent) or _enclosing_refusal(self.ancestors)
+        reason = _direct_refusal(self.ancestors[-1], grandparent) or _enclosing_refusal(self.ancestors)
         if reason:
             self.ctx.skip(reason, self.label(node))
         else:

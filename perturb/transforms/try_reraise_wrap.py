@@ -1,14 +1,17 @@
 """try-reraise-wrap: the statements of a block become ``try: ... except Exception: raise``.
 
 A site is an indented block (the body of a def, class, if/elif/else, for, while, with,
-try/except/finally or case) spanning 5-100 lines from its first statement to its last.
+try/except/finally or case) spanning 5-100 lines from its first statement to its last
+(comments above the first statement and its decorators are not counted).
+
 A bare ``raise`` re-raises the caught exception object unchanged (same type, args,
 ``__cause__`` and ``__context__``: re-raising the exception being handled does not chain it
 to itself), and ``Exception`` leaves ``GeneratorExit``, ``KeyboardInterrupt`` and
 ``SystemExit`` uncaught, so the block behaves as before. ``return``/``break``/``continue``
 and ``yield`` inside a ``try`` body mean what they meant, and a bare ``raise`` in the block
 still sees the exception of an enclosing handler. Class bodies are fine: the handler binds
-no name.
+no name. A ``try`` adds a statically nested block; CPython allows 20, so very deep nesting
+can make the output fail to compile (the engine then rolls the pass back).
 
 A leading docstring stays first, outside the ``try``: inside it would no longer be the
 ``__doc__``. (The prior implementation compared coordinates and so never wrapped a block

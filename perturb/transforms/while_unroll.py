@@ -41,12 +41,13 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from repoanchor.perturb.context import FileContext, code_of
+from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 from repoanchor.perturb.transforms._common import scope_declaration_in
 from repoanchor.perturb.walk import walk
 
 MAX_LINES = 100
+_RENDER = cst.Module(body=[])  # renders a node in full (context.code_of abbreviates)
 
 
 class _LoopControl(cst.CSTVisitor):
@@ -93,7 +94,7 @@ def _refusal(node: cst.While) -> str | None:
         declaration = scope_declaration_in(node.orelse)
     if declaration:
         return f"scope declaration: `{declaration}` cannot be duplicated"
-    lines = code_of(node).strip("\n").count("\n") + 1
+    lines = _RENDER.code_for_node(node).strip("\n").count("\n") + 1
     if lines > MAX_LINES:
         return f"large loop: {lines} lines, more than {MAX_LINES} to duplicate"
     return None

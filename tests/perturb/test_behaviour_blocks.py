@@ -484,7 +484,8 @@ def test_variant_behaves_like_original(corpus: str, transform: str, seed: int):
         assert _public(changed) == _public(original)
     else:
         assert set(changed) == set(original)
-    assert changed["TABLE" if corpus == "loops" else "COUNTER"] == original["TABLE" if corpus == "loops" else "COUNTER"]
+    for state in ("TABLE", "COUNTER"):  # module-level state built while the module ran
+        assert changed.get(state) == original.get(state)
     rng = random.Random(f"{corpus}|{transform}|{seed}")
     for name, draw in calls.items():
         for _ in range(150):
