@@ -24,7 +24,7 @@ import libcst as cst
 from repoanchor.evals.projects import fetch_sdist
 from repoanchor.perturb.engine import run_with_big_stack
 from repoanchor.perturb.files import python_files
-from repoanchor.perturb.transforms import TRANSFORMS
+from repoanchor.perturb.transforms import SPT_IDS
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 
 
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> dict:
     root = fetch_sdist("sympy", "1.13.3")
     files, _ = python_files(root)
     paths = [str(root / f) for f in files]
-    transforms = args.transforms or random.Random(args.seed).sample(list(TRANSFORMS), 3)
+    transforms = args.transforms or random.Random(args.seed).sample(list(SPT_IDS), 3)
     base_1 = baseline(paths, 1)
     base_n = baseline(paths, args.workers)
     with tempfile.TemporaryDirectory() as tmp:

@@ -18,7 +18,7 @@ from rich.table import Table
 from repoanchor.evals.projects import fetch_sdist
 from repoanchor.perturb.metadata import variant_metadata, write_metadata
 from repoanchor.perturb.results import summarize
-from repoanchor.perturb.transforms import TRANSFORMS
+from repoanchor.perturb.transforms import SPT_IDS
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from repoanchor.perturb.validate import validate
 
@@ -29,13 +29,13 @@ KEYWORDS = ["merge_with", "pipe"]
 
 def run_demo(workdir: Path = Path("runs/demo"), seed: int = 0) -> int:
     console = Console()
-    console.rule(f"RepoAnchor demo: all {len(TRANSFORMS)} SPTs on {PROJECT[0]} {PROJECT[1]}")
+    console.rule(f"RepoAnchor demo: all {len(SPT_IDS)} SPTs on {PROJECT[0]} {PROJECT[1]}")
     src = fetch_sdist(*PROJECT)
     variant = workdir / "variant"
     if workdir.exists():
         shutil.rmtree(workdir)
     workdir.mkdir(parents=True)
-    config = ApplyConfig(list(TRANSFORMS), fraction=0.7, keywords=KEYWORDS, seed=seed)
+    config = ApplyConfig(list(SPT_IDS), fraction=0.7, keywords=KEYWORDS, seed=seed)
     with console.status("transforming"):
         report = apply_tree(src, variant, config)
     write_metadata(workdir / "variant.json", variant_metadata(src, config, report))

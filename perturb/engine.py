@@ -10,6 +10,7 @@ offending pass is rolled back and reported as `Failed`. A pass that raises is `F
 from __future__ import annotations
 
 import math
+import os
 import random
 import sys
 import threading
@@ -143,12 +144,18 @@ def _parse_reason(exc: Exception) -> str:
 
 
 _executor: ThreadPoolExecutor | None = None
+_executor_pid: int | None = None
 
 
 def run_with_big_stack(fn, *args, **kwargs):
-    """Run `fn` in a thread with a 512 MiB stack: LibCST recurses deeply on real code."""
-    global _executor
-    if _executor is None:
+    """Run `fn` in a thread with a 512 MiB stack: LibCST recurses deeply on real code.
+
+    The thread belongs to the process that started it: a forked worker inherits the executor
+    object but not its thread, so each process makes its own.
+    """
+    global _executor, _executor_pid
+    if _executor is None or _executor_pid != os.getpid():
+        _executor_pid = os.getpid()
         sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
         previous = threading.stack_size(BIG_STACK_BYTES)
         _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="big-stack")

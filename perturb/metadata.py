@@ -39,7 +39,8 @@ def variant_metadata(src: Path, config: ApplyConfig, report: TreeReport) -> dict
         "summary": summarize(report.outcomes),
         "file_skips": [asdict(s) for s in report.file_skips],
         "outcomes": [outcome_to_dict(o) for o in report.outcomes],
-        "path_resolution_map": {},
+        "path_resolution_map": report.resolution,
+        "integrity_errors": report.integrity_errors,
     }
 
 

@@ -21,7 +21,8 @@ from repoanchor.perturb.engine import FileResult, PassSpec, rng_for, run_with_bi
 from repoanchor.perturb.files import FileSkip, ignore_for_copy, python_files
 from repoanchor.perturb.project import project_info
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
-from repoanchor.perturb.transforms import get_transform_class
+from repoanchor.perturb.transforms import get_transform, get_transform_class, scope_of
+from repoanchor.perturb.treectx import TreeContext
 
 NEWEST_CHECKED = (3, 13)
 
@@ -38,6 +39,12 @@ class ApplyConfig:
     workers: int = 0
     """Worker processes; 0 means one per core."""
     check_interpreters: bool = True
+    file_fractions: dict[str, float] = field(default_factory=dict)
+    """Per-transform file probability (the sampler's p_file), overriding `file_fraction`."""
+    max_files: dict[str, int] = field(default_factory=dict)
+    """Per-transform cap on selected files (the sampler's Nf); targets are kept first."""
+    options: dict[str, dict] = field(default_factory=dict)
+    """Per-transform hyperparameters for tree transforms, e.g. {"proxy-imports": {"depth": 4}}."""
 
 
 @dataclass
@@ -49,6 +56,12 @@ class TreeReport:
     files_parsed: int
     project: ProjectInfo
     interpreter_checks: dict[str, int] = field(default_factory=dict)
+    resolution: list[dict[str, str]] = field(default_factory=list)
+    """path_resolution_map: visible path -> runtime path, from tree transforms."""
+    tree_written: set[str] = field(default_factory=set)
+    """Files written by tree transforms: a multi-file transaction cannot be undone one file at a time."""
+    integrity_errors: list[str] = field(default_factory=list)
+    """Files that fail a cross-interpreter check and could not be rolled back alone."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +103,9 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     files, file_skips = python_files(src, include_tests=config.include_tests)
     passes, outcomes = _usable_passes(config)
     project = project_info(src, files, index_classes="dead-method" in passes)
-    jobs = [job for rel in files if (job := _job_for(src, rel, passes, config, project))]
+    file_passes = [t for t in passes if scope_of(t) == "file"]
+    selection = {t: select_files(files, t, config) for t in passes}
+    jobs = [job for rel in files if (job := _job_for(src, rel, file_passes, selection, config, project))]
     results = _run_jobs(jobs, config.workers, progress)
     changed = []
     for result in results:
@@ -99,9 +114,38 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
             _write_inside(out, result.path, result.new_source)
             changed.append(result.path)
     report = TreeReport(outcomes, file_skips, changed, len(files), len(jobs), project)
+    for transform in (t for t in passes if scope_of(t) == "tree"):
+        _apply_tree_transform(out, [f for f in files if f in selection[transform]], transform, config, report)
     if config.check_interpreters:
         _check_other_interpreters(src, out, report)
     return report
+
+
+def _apply_tree_transform(
+    out: Path, selected: list[str], transform: str, config: ApplyConfig, report: TreeReport
+) -> None:
+    """Run one RepoMirage-style transform over the selected modules of the (already written) variant."""
+    instance = get_transform(transform)
+    ctx = TreeContext(
+        instance.id,
+        out,
+        rng_for(config.seed, instance.id, "<tree>"),
+        report.project,
+        config.fraction,
+        dict(config.options.get(instance.id, {})),
+        _taken_names(out),
+    )
+    instance.apply_tree(ctx, selected)
+    report.outcomes.extend(ctx.outcomes)
+    report.resolution.extend(ctx.resolution)
+    written = {rel for rel in ctx.committed if rel.endswith(".py") and (out / rel).is_file()}
+    report.tree_written |= written
+    report.changed_files = sorted(set(report.changed_files) | written)
+
+
+def _taken_names(root: Path) -> set[str]:
+    """Every file and folder stem in the tree: generated module names must collide with none."""
+    return {p.name.split(".")[0] for p in root.rglob("*")}
 
 
 def _usable_passes(config: ApplyConfig) -> tuple[list[str], list[Outcome]]:
@@ -114,12 +158,28 @@ def _usable_passes(config: ApplyConfig) -> tuple[list[str], list[Outcome]]:
     return usable, outcomes
 
 
-def _job_for(src: Path, rel: str, passes: list[str], config: ApplyConfig, project: ProjectInfo) -> _Job | None:
+def select_files(files: list[str], transform: str, config: ApplyConfig) -> set[str]:
+    """Targets always; every other file with probability p_file; at most `max_files` in all."""
+    p_file = config.file_fractions.get(transform, config.file_fraction)
+    targets = [rel for rel in files if rel in config.targets]
+    others = [
+        rel
+        for rel in files
+        if rel not in config.targets and rng_for(config.seed, transform, rel, "file").random() < p_file
+    ]
+    cap = config.max_files.get(transform)
+    if cap is not None and len(targets) + len(others) > cap:
+        rng = rng_for(config.seed, transform, "<cap>")
+        others = sorted(rng.sample(others, max(0, cap - len(targets))))
+    return set(targets) | set(others)
+
+
+def _job_for(
+    src: Path, rel: str, passes: list[str], selection: dict[str, set[str]], config: ApplyConfig, project: ProjectInfo
+) -> _Job | None:
     keywords = tuple(config.keywords)
     chosen = [
-        PassSpec(t, keywords if get_transform_class(t).keyword_bound else ())
-        for t in passes
-        if rel in config.targets or rng_for(config.seed, t, rel, "file").random() < config.file_fraction
+        PassSpec(t, keywords if get_transform_class(t).keyword_bound else ()) for t in passes if rel in selection[t]
     ]
     if not chosen:
         return None

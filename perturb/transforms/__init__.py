@@ -1,8 +1,11 @@
 """Transformations: one small class per file, selected by stable id through a plain dict.
 
 A transformation has a stable ``id``, a ``family`` ("spt" or "repomirage"), a one-line
-``description``, a ``keyword_bound`` flag, a read-only ``candidates`` and an ``apply`` that
-rewrites exactly the sites it is given (by node identity). See `Transform`.
+``description``, a ``keyword_bound`` flag and a ``scope``. A file-scope `Transform` (the SPTs)
+has a read-only ``candidates`` and an ``apply`` that rewrites exactly the sites it is given (by
+node identity), one file at a time, in parallel. A tree-scope `TreeTransform` (RepoMirage)
+rewrites selected modules together with the files it creates, one journaled transaction per
+module (see `perturb.treectx`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import libcst as cst
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site
+from repoanchor.perturb.treectx import TreeContext
 
 
 class Transform(Protocol):
@@ -22,6 +26,8 @@ class Transform(Protocol):
     family: ClassVar[str]
     description: ClassVar[str]
     keyword_bound: ClassVar[bool]
+    scope: ClassVar[str]
+    """"file" (default when absent) or "tree"."""
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
         """Every site this transform could rewrite; refusals go to `ctx.skip` with a reason."""
@@ -29,6 +35,18 @@ class Transform(Protocol):
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
         """Rewrite exactly `sites` (found by identity) and report each via `ctx.changed`."""
+        ...
+
+
+class TreeTransform(Protocol):
+    id: ClassVar[str]
+    family: ClassVar[str]
+    description: ClassVar[str]
+    keyword_bound: ClassVar[bool]
+    scope: ClassVar[str]  # "tree"
+
+    def apply_tree(self, ctx: TreeContext, modules: list[str]) -> None:
+        """Rewrite the selected `modules` (paths relative to ctx.root), one `ctx.transaction` each."""
         ...
 
 
@@ -49,8 +67,15 @@ TRANSFORMS: dict[str, str] = {
     "string-split": f"{_PKG}.string_split.StringSplit",
     "dead-string-assign": f"{_PKG}.dead_string_assign.DeadStringAssign",
     "dead-method": f"{_PKG}.dead_method.DeadMethod",
+    "proxy-imports": f"{_PKG}.proxy_imports.ProxyImports",
+    "runtime-target-masking": f"{_PKG}.runtime_target_masking.RuntimeTargetMasking",
+    "constant-externalization": f"{_PKG}.constant_externalization.ConstantExternalization",
 }
 """Stable id -> dotted class path. A full dotted path is also accepted by `get_transform`."""
+
+SPT_IDS: tuple[str, ...] = tuple(list(TRANSFORMS)[:14])
+"""The 14 classic semantics-preserving transformations (Jagged Frontier)."""
+REPOMIRAGE_IDS: tuple[str, ...] = ("proxy-imports", "runtime-target-masking", "constant-externalization")
 
 
 def get_transform_class(spec: str) -> type[Transform]:
@@ -66,6 +91,10 @@ def get_transform_class(spec: str) -> type[Transform]:
 
 def get_transform(spec: str) -> Transform:
     return get_transform_class(spec)()
+
+
+def scope_of(spec: str) -> str:
+    return getattr(get_transform_class(spec), "scope", "file")
 
 
 def available() -> list[str]:

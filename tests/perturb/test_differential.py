@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from repoanchor.perturb.results import Applied, Failed
-from repoanchor.perturb.transforms import TRANSFORMS
+from repoanchor.perturb.transforms import SPT_IDS
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from repoanchor.perturb.validate import run_baseline, validate
 from tests.support.projects import PROJECTS
@@ -34,7 +34,7 @@ CASES = [
         marks=[pytest.mark.slow, pytest.mark.xdist_group(project)],
     )
     for project in PROJECTS
-    for transforms in [[t] for t in TRANSFORMS] + [list(TRANSFORMS)]
+    for transforms in [[t] for t in SPT_IDS] + [list(SPT_IDS)]
 ]
 
 

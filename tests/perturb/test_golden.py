@@ -15,7 +15,7 @@ import yaml
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import PassSpec, transform_source
 from repoanchor.perturb.results import Applied, Failed, Skipped
-from repoanchor.perturb.transforms import TRANSFORMS
+from repoanchor.perturb.transforms import SPT_IDS
 
 CASES = Path(__file__).parent / "cases"
 
@@ -51,7 +51,7 @@ def test_golden(transform: str, path: Path):
         assert any(expected in reason for reason in reasons), reasons
 
 
-@pytest.mark.parametrize("transform", list(TRANSFORMS))
+@pytest.mark.parametrize("transform", list(SPT_IDS))
 def test_every_transform_has_golden_cases(transform: str):
     names = {p.stem for p in (CASES / transform).glob("*.yaml")}
     assert len(names) >= 3, f"{transform} needs applied, no-op and skip cases; has {sorted(names)}"

@@ -11,7 +11,7 @@ import pytest
 
 from repoanchor.perturb.metadata import variant_metadata, write_metadata
 from repoanchor.perturb.results import Applied, Skipped
-from repoanchor.perturb.transforms import TRANSFORMS
+from repoanchor.perturb.transforms import SPT_IDS
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 
 GOOD = "def f(a, b):\n    if a < b:\n        return a\n    else:\n        return b\n"
@@ -55,7 +55,7 @@ def bad_tree(tmp_path: Path) -> Path:
 def test_bad_input_is_skipped_with_reasons_and_nothing_outside_out_is_written(bad_tree: Path, tmp_path: Path):
     before = _snapshot(tmp_path)
     assert (bad_tree / "pkg" / "huge.py").stat().st_size > 5_000_000
-    config = ApplyConfig(list(TRANSFORMS), fraction=1.0, keywords=["frobnicate"], seed=3)
+    config = ApplyConfig(list(SPT_IDS), fraction=1.0, keywords=["frobnicate"], seed=3)
     report = apply_tree(bad_tree, tmp_path / "out", config)
     after = _snapshot(tmp_path)
     assert {k: v for k, v in after.items() if not k.startswith("out/")} == before
@@ -94,7 +94,7 @@ def test_output_must_not_exist_and_must_not_be_inside_source(tmp_path: Path):
 
 
 def _variant(src: Path, out: Path, seed: int) -> tuple[dict[str, bytes], bytes]:
-    config = ApplyConfig(list(TRANSFORMS), fraction=0.7, file_fraction=0.8, keywords=["compose", "pipe"], seed=seed)
+    config = ApplyConfig(list(SPT_IDS), fraction=0.7, file_fraction=0.8, keywords=["compose", "pipe"], seed=seed)
     report = apply_tree(src, out, config)
     meta_path = out.with_name(out.name + ".json")
     write_metadata(meta_path, variant_metadata(src, config, report))

@@ -1,0 +1,163 @@
+"""Context for whole-tree transformations (the RepoMirage family): journaled writes, rollback.
+
+A tree transformation rewrites several files at once (a target module plus the proxies, hidden
+modules, decoys or JSON resources it creates), so the unit of success is a *transaction* per
+target module: every write inside `with ctx.transaction(module):` is journaled, every Python
+file written is compiled (running interpreter plus the project's oldest grammar) when the block
+ends, and on any exception or compile error the whole transaction is undone and reported as
+`Failed`. All paths are relative to the variant root and may never resolve outside it.
+"""
+
+from __future__ import annotations
+
+import random
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from repoanchor.perturb.compile_check import compile_error
+from repoanchor.perturb.context import ProjectInfo
+from repoanchor.perturb.results import Applied, Failed, Outcome, SiteRecord, Skipped, snippet
+from repoanchor.perturb.sourcefile import SourceError, decode_source
+
+
+class TransactionAborted(Exception):
+    """Raised inside a transaction to abandon it with a reason (recorded as Skipped)."""
+
+
+@dataclass
+class TreeContext:
+    transform_id: str
+    root: Path
+    """The variant tree being built; every write stays inside it."""
+    rng: random.Random
+    project: ProjectInfo
+    fraction: float = 0.7
+    options: dict[str, Any] = field(default_factory=dict)
+    """Transform hyperparameters (e.g. proxy depth, decoy count), defaults live in each transform."""
+    taken: set[str] = field(default_factory=set)
+    """Identifiers and module names already used anywhere in the tree; fresh names avoid them."""
+    outcomes: list[Outcome] = field(default_factory=list)
+    resolution: list[dict[str, str]] = field(default_factory=list)
+    """path_resolution_map entries: {kind, visible_path, runtime_path, ...}."""
+    committed: set[str] = field(default_factory=set)
+    """Every path written, created or removed by a committed transaction."""
+    _journal: list[tuple[str, bytes | None]] | None = None
+    _pending_resolution: list[dict[str, str]] = field(default_factory=list)
+    _sites: list[SiteRecord] = field(default_factory=list)
+
+    def path(self, rel: str) -> Path:
+        target = self.root / rel
+        if target.is_symlink() or not target.resolve().is_relative_to(self.root.resolve()):
+            raise PermissionError(f"{rel} resolves outside the variant tree")
+        return target
+
+    def exists(self, rel: str) -> bool:
+        return self.path(rel).exists()
+
+    def read(self, rel: str) -> bytes:
+        return self.path(rel).read_bytes()
+
+    def write(self, rel: str, data: bytes | str) -> None:
+        """Create or overwrite a file (journaled; only inside a transaction)."""
+        target = self._journaled(rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    def create(self, rel: str, data: bytes | str) -> None:
+        """Write a file that must not exist yet (new proxies, hidden modules, resources)."""
+        if self.exists(rel):
+            raise FileExistsError(f"{rel} already exists in the variant tree")
+        self.write(rel, data)
+
+    def remove(self, rel: str) -> None:
+        self._journaled(rel).unlink()
+
+    def resolve_path(self, kind: str, visible: str, runtime: str, **extra: str) -> None:
+        """Record that `visible` is resolved at runtime through `runtime` (kept on commit only)."""
+        self._pending_resolution.append({"kind": kind, "visible_path": visible, "runtime_path": runtime, **extra})
+
+    def site(self, where: str, before: str, after: str) -> None:
+        """Record one rewrite of the current transaction for the variant's metadata."""
+        self._sites.append(SiteRecord(where, snippet(before), snippet(after)))
+
+    def skip(self, file: str, reason: str, where: str = "") -> None:
+        self.outcomes.append(Skipped(self.transform_id, file, reason, where))
+
+    @contextmanager
+    def transaction(self, file: str) -> Iterator[None]:
+        """All-or-nothing rewrite of one target module and the files it creates."""
+        self._journal, self._pending_resolution, self._sites = [], [], []
+        try:
+            yield
+            error = self._compile_written()
+            if error:
+                raise _CompileFailure(error)
+        except TransactionAborted as exc:
+            self._undo()
+            self.skip(file, str(exc))
+        except _CompileFailure as exc:
+            self._undo()
+            self.outcomes.append(Failed(self.transform_id, file, f"output does not compile, rolled back: {exc}"))
+        except Exception:  # one module's failure must not stop the tree: recorded, rolled back
+            self._undo()
+            self.outcomes.append(Failed(self.transform_id, file, traceback.format_exc(limit=8)))
+        else:
+            if self._sites:
+                self.outcomes.append(Applied(self.transform_id, file, tuple(self._sites)))
+                self.resolution.extend(self._pending_resolution)
+                self.committed.update(rel for rel, _ in self._journal or [])
+            else:
+                self._undo()
+                self.skip(file, "no change: nothing to rewrite in this module")
+        finally:
+            self._journal = None
+
+    def _journaled(self, rel: str) -> Path:
+        if self._journal is None:
+            raise RuntimeError("tree writes are only allowed inside ctx.transaction()")
+        target = self.path(rel)
+        if not any(entry[0] == rel for entry in self._journal):
+            self._journal.append((rel, target.read_bytes() if target.exists() else None))
+        return target
+
+    def _undo(self) -> None:
+        for rel, original in reversed(self._journal or []):
+            target = self.root / rel
+            if original is None:
+                target.unlink(missing_ok=True)
+                _remove_empty_parents(target.parent, self.root)
+            else:
+                target.write_bytes(original)
+
+    def _compile_written(self) -> str | None:
+        for rel, _ in self._journal or []:
+            target = self.root / rel
+            if not rel.endswith(".py") or not target.exists():
+                continue
+            data = target.read_bytes()
+            if not data.strip():
+                continue
+            try:
+                error = compile_error(decode_source(data, max_bytes=len(data)), rel, self.project.min_python)
+            except SourceError as exc:
+                error = str(exc)
+            if error:
+                return f"{rel}: {error}"
+        return None
+
+    def written(self) -> list[str]:
+        return [rel for rel, _ in self._journal or []]
+
+
+class _CompileFailure(Exception):
+    pass
+
+
+def _remove_empty_parents(folder: Path, root: Path) -> None:
+    while folder != root and folder.is_relative_to(root) and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
