@@ -1,0 +1,1 @@
+"""Support code shared by the RepoMirage tree transforms (import analysis, module naming, resources)."""
