@@ -264,7 +264,8 @@ def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, d
 
     Spans are syntactic, as in Python's ast: a node's own parentheses are excluded. It costs
     one plain codegen; `PositionProvider` costs about fifteen on large files, because it tracks
-    line and column on every token of every node.
+    line and column on every token of every node. Offsets refer to the returned text, which can
+    differ from the file's (LibCST drops a form feed at the start of a line).
     """
     from contextlib import contextmanager
     from itertools import accumulate

@@ -23,7 +23,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
         for name in files:
             path = Path(dirpath) / name
             out[path.relative_to(root).as_posix()] = (
-                path.readlink().encode() if path.is_symlink() else path.read_bytes()
+                str(path.readlink()).encode() if path.is_symlink() else path.read_bytes()
             )
     return out
 
