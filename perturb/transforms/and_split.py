@@ -60,6 +60,8 @@ def _outer_body(body: cst.BaseSuite, inner: cst.If) -> cst.IndentedBlock:
 
 
 class _Collector(SiteCollector):
+    WALK = "statements"  # only statements are sites: never descend into expressions
+
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx

@@ -107,6 +107,8 @@ def _member_problem(own: set[str], label: str) -> str | None:
 class _ClassIndex(dict):
     """Class name -> every class of that name in the module, filled by `walk`."""
 
+    WALK = "statements"
+
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.setdefault(node.name.value, []).append(node)
 
@@ -196,6 +198,8 @@ def _decorator_problem(cls: cst.ClassDef) -> str | None:
 
 
 class _Collector(SiteCollector, _Lineage):
+    WALK = "statements"  # only statements are sites: never descend into expressions
+
     def __init__(self, module: cst.Module, ctx: FileContext, words: list[str]) -> None:
         SiteCollector.__init__(self)
         _Lineage.__init__(self, module, ctx)

@@ -81,6 +81,8 @@ def _terminal(stmt: cst.BaseStatement) -> str | None:
 
 
 class _Collector(SiteCollector):
+    WALK = "statements"  # only statements are sites: never descend into expressions
+
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx

@@ -53,6 +53,8 @@ BUILTINS = ("iter", "next", "StopIteration")
 
 
 class _Collector(SiteCollector):
+    WALK = "statements"  # only statements are sites: never descend into expressions
+
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
@@ -141,7 +143,13 @@ class _BreakFlagger(_OwnLoop, cst.CSTTransformer):
 
     def __init__(self, flag: str) -> None:
         super().__init__()
-        self.clear = cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Name("False"))
+        self.flag = flag
+
+    @property
+    def clear(self) -> cst.Assign:
+        # A fresh node per break: a node object shared between two places in the tree would be
+        # renamed or rewritten in one place only by identity-based passes that run later.
+        return cst.Assign([cst.AssignTarget(cst.Name(self.flag))], cst.Name("False"))
 
     def visit_For(self, node: cst.For | cst.While) -> bool:
         return False

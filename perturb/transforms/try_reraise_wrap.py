@@ -41,6 +41,8 @@ FUTURE_IMPORT = m.SimpleStatementLine([m.ZeroOrMore(), m.ImportFrom(module=m.Nam
 
 
 class _Collector(SiteCollector):
+    WALK = "statements"  # only statements are sites: never descend into expressions
+
     def __init__(self, ctx: FileContext, module: cst.Module) -> None:
         super().__init__()
         self.ctx = ctx

@@ -110,6 +110,8 @@ def _unrolled_body(body: cst.BaseSuite, inner: cst.While) -> cst.IndentedBlock:
 
 
 class _Collector(SiteCollector):
+    WALK = "statements"  # only statements are sites: never descend into expressions
+
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx

@@ -1,0 +1,49 @@
+"""The fast walk and targeted rewriting agree with LibCST's own traversal, including trees in
+which one node object occurs twice."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from repoanchor.perturb.walk import ancestor_paths, replace_nodes, walk
+
+SOURCES = [
+    "def f(a, b=1, *c, **d):\n    return [x + 1 for x in a if x < b]\n",
+    "class A(B, metaclass=M):\n    @dec\n    def g(self):\n        with open(p) as fh, x:\n            yield fh\n",
+    "try:\n    pass\nexcept (E, F) as e:\n    raise\nelse:\n    x = lambda y: y ** 2\nfinally:\n    del z\n",
+    "match p:\n    case [1, *rest] if rest:\n        print(f'{rest!r:>10}')\n    case {'k': v}:\n        pass\n",
+]
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: list[str] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node.value)
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_fast_walk_sees_the_same_names_as_libcst(source: str):
+    module = cst.parse_module(source)
+    ours, theirs = _Names(), _Names()
+    walk(ours, module)
+    module.visit(theirs)
+    assert ours.names == theirs.names
+
+
+def test_a_node_occurring_twice_is_rewritten_everywhere():
+    shared = cst.SimpleStatementLine([cst.Expr(cst.Name("flag"))])
+    module = cst.parse_module("if a:\n    pass\nelse:\n    pass\n")
+    module = module.with_changes(
+        body=[
+            module.body[0].with_changes(body=cst.IndentedBlock([shared]), orelse=cst.Else(cst.IndentedBlock([shared])))
+        ]
+    )
+    name = shared.body[0].value
+    paths = ancestor_paths(module, [name])
+    renamed = replace_nodes(module, {id(name): lambda orig, upd: upd.with_changes(value="renamed")}, paths.values())
+    assert renamed.code.count("renamed") == 2
+    assert "flag" not in renamed.code
