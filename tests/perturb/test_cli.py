@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from repoanchor.evals.cli import app
-from repoanchor.perturb.transforms import TRANSFORMS
+from repoanchor.perturb.transforms import REPOMIRAGE_IDS, SPT_IDS, TRANSFORMS
 
 runner = CliRunner()
 SRC = "def pick(a, b):\n    if a < b:\n        return a\n    else:\n        return b\n"
@@ -32,7 +32,9 @@ def test_list_json_names_every_transform_with_family_and_description():
     assert result.exit_code == 0
     rows = json.loads(result.stdout)
     assert [r["id"] for r in rows] == list(TRANSFORMS)
-    assert all(r["family"] == "spt" and r["description"] for r in rows)
+    assert all(r["description"] for r in rows)
+    assert [r["id"] for r in rows if r["family"] == "spt"] == list(SPT_IDS)
+    assert [r["id"] for r in rows if r["family"] == "repomirage"] == list(REPOMIRAGE_IDS)
     assert {r["id"] for r in rows if r["keyword_bound"]} == {"dead-string-assign", "dead-method"}
 
 

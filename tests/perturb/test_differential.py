@@ -14,7 +14,7 @@ from repoanchor.perturb.validate import run_baseline, validate
 from tests.support.projects import PROJECTS
 from tests.support.pypi import fetch_sdist
 
-KEYWORDS = {"more-itertools": ["chunked", "window"], "toolz": ["merge_with", "pipe"]}
+KEYWORDS = {"more-itertools": ["chunked", "window"], "toolz": ["merge_with", "pipe"], "click": ["echo", "prompt"]}
 _BASELINES: dict[str, tuple[Path, object]] = {}
 
 
