@@ -77,18 +77,28 @@ def code_of(node: cst.CSTNode | cst.FlattenSentinel) -> str:
 
 
 SNIPPET_STATEMENTS = 4
+SNIPPET_DEPTH = 2
 _ELLIPSIS_LINE = cst.SimpleStatementLine([cst.Expr(cst.Ellipsis())])
 
 
-def _abbreviate(node: cst.CSTNode) -> cst.CSTNode:
-    """Keep the first few statements of the node's own blocks; snippets are bounded anyway."""
-    if isinstance(node, cst.IndentedBlock) and len(node.body) > SNIPPET_STATEMENTS:
-        return node.with_changes(body=[*node.body[: SNIPPET_STATEMENTS - 1], _ELLIPSIS_LINE])
+def _abbreviate(node: cst.CSTNode, depth: int = 0) -> cst.CSTNode:
+    """Keep the first few statements of each block, two blocks deep; snippets are bounded anyway.
+
+    Rendering a whole wrapped class or function for every site would cost a codegen per site
+    and nesting level; this keeps snippet rendering proportional to the snippet.
+    """
+    if isinstance(node, cst.IndentedBlock):
+        kept = (
+            [] if depth >= SNIPPET_DEPTH else [_abbreviate(s, depth + 1) for s in node.body[: SNIPPET_STATEMENTS - 1]]
+        )
+        if len(kept) < len(node.body):
+            kept.append(_ELLIPSIS_LINE)
+        return node.with_changes(body=kept)
     changes = {}
-    for name in ("body", "orelse", "finalbody"):
+    for name in ("body", "orelse", "finalbody", "handlers"):
         child = getattr(node, name, None)
         if isinstance(child, cst.CSTNode):
-            short = _abbreviate(child)
-            if short is not child:
-                changes[name] = short
+            changes[name] = _abbreviate(child, depth)
+        elif name == "handlers" and child:
+            changes[name] = [_abbreviate(h, depth) for h in child]
     return node.with_changes(**changes) if changes else node

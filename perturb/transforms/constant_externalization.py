@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+import traceback
 from collections import defaultdict
 from pathlib import PurePosixPath
 from typing import ClassVar
@@ -27,6 +28,7 @@ from repoanchor.perturb.mirage.constants_pool import ResourcePool
 from repoanchor.perturb.mirage.constants_rewrite import Target, externalize
 from repoanchor.perturb.mirage.constants_scan import Scan, scan_module
 from repoanchor.perturb.naming import identifiers_in
+from repoanchor.perturb.results import Failed
 from repoanchor.perturb.sourcefile import SourceError, decode_source
 from repoanchor.perturb.treectx import TreeContext
 
@@ -44,12 +46,14 @@ REASONS = {
     "dunder-target": "dunder assignments (__version__, __all__, __slots__) are parsed by tools",
     "typing-construct": "type checkers read typing constructs statically",
     "platform-check": "version and platform checks must stay literal for static analysis",
+    "main-guard": "`if __name__ == '__main__'` is matched as text by coverage and linters",
     "finalizer": "__del__ may run after module globals are cleared",
     "jit-compiled": "a JIT compiler cannot type a dict global",
     "before-loader": "code before the loader cannot read the constants",
     "comment-inside": "a comment inside an implicit concatenation would be lost",
 }
 BUILD_SCRIPTS = {"setup.py", "noxfile.py", "versioneer.py", "conftest.py"}
+LOADER_IMPORTS = ("json", "os", "pathlib")
 VERSION_STEMS = {"_version", "__version__", "version", "__about__", "_about", "about"}
 
 
@@ -61,17 +65,21 @@ class ConstantExternalization:
     scope: ClassVar[str] = "tree"
 
     def apply_tree(self, ctx: TreeContext, modules: list[str]) -> None:
+        keep_trivial = _keep_trivial(ctx.options)
         base = ctx.rng.getrandbits(64)  # per-module RNGs: one module's draws never shift another's
         pool = ResourcePool(ctx, base, modules)
         for rel in modules:
-            run_with_big_stack(self._apply_module, ctx, pool, random.Random(f"{base}|{rel}"), rel)
+            rng = random.Random(f"{base}|{rel}")
+            try:  # LibCST recurses deeply on real code (see perturb.engine): parse and walk on a big stack
+                run_with_big_stack(self._apply_module, ctx, pool, rng, rel, keep_trivial)
+            except Exception:  # a bug outside the transaction: recorded, and the tree goes on
+                ctx.outcomes.append(Failed(self.id, rel, traceback.format_exc(limit=8)))
 
-    def _apply_module(self, ctx: TreeContext, pool: ResourcePool, rng: random.Random, rel: str) -> None:
+    def _apply_module(self, ctx: TreeContext, pool: ResourcePool, rng: random.Random, rel: str, keep_trivial: bool):
         parsed = _parse(ctx, rel)
         if parsed is None:
             return
         module, text = parsed
-        keep_trivial = bool(ctx.options.get("keep_trivial", False))
         loader_index = insertion_index(module)
         scan = scan_module(module, keep_trivial=keep_trivial, first_allowed=loader_index)
         _report_refusals(ctx, rel, scan)
@@ -86,7 +94,7 @@ class ConstantExternalization:
         with ctx.transaction(rel):
             existing = decode_resource(ctx.read(resource)) if ctx.exists(resource) else {}
             target = Target(binding, PurePosixPath(resource).name, loader_index, tuple(words_of(owner)))
-            result = externalize(module, groups, target, rng, set(existing))
+            result = externalize(module, groups, target, rng, set(existing), text)
             ctx.write(rel, result.module.bytes)
             ctx.write(resource, encode_resource({**existing, **result.entries}))
             for where, before, after in result.sites:
@@ -101,6 +109,17 @@ class ConstantExternalization:
                     binding=binding,
                     type=type(value).__name__,
                 )
+
+
+def _keep_trivial(options: dict) -> bool:
+    """The one option; anything else is a configuration error, not something to ignore."""
+    unknown = sorted(set(options) - {"keep_trivial"})
+    if unknown:
+        raise ValueError(f"constant-externalization: unknown option(s) {', '.join(unknown)}; known: keep_trivial")
+    value = options.get("keep_trivial", False)
+    if not isinstance(value, bool):
+        raise ValueError(f"constant-externalization: option keep_trivial must be true or false, got {value!r}")
+    return value
 
 
 def _parse(ctx: TreeContext, rel: str) -> tuple[cst.Module, str] | None:
@@ -128,7 +147,22 @@ def _parse(ctx: TreeContext, rel: str) -> tuple[cst.Module, str] | None:
     if path.name == "__init__.py" and ("declare_namespace" in text or "extend_path" in text):
         ctx.skip(rel, "namespace-init: a pkgutil/pkg_resources namespace __init__ must stay verbatim")
         return None
+    shadow = _shadowed_stdlib(ctx, path.parent)
+    if shadow:
+        ctx.skip(
+            rel, f"shadowed-stdlib: {shadow} next to it would replace the loader's stdlib import when run as a script"
+        )
+        return None
     return module, text
+
+
+def _shadowed_stdlib(ctx: TreeContext, folder: PurePosixPath) -> str | None:
+    """A sibling module named like a module the loader imports (the script's folder comes first on sys.path)."""
+    for name in LOADER_IMPORTS:
+        for candidate in (folder / f"{name}.py", folder / name / "__init__.py"):
+            if (ctx.root / candidate).exists():
+                return candidate.as_posix()
+    return None
 
 
 def _report_refusals(ctx: TreeContext, rel: str, scan: Scan) -> None:
