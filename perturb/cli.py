@@ -1,4 +1,4 @@
-"""`repoanchor perturb ...`: list, apply and validate transformations. Thin: parses and calls."""
+"""`repoanchor perturb ...`: list, apply, sample and validate transformations. Thin: parses and calls."""
 
 from __future__ import annotations
 
@@ -58,6 +58,10 @@ def apply(
     ] = None,
     include_tests: Annotated[bool, typer.Option(help="Also transform test files (never done by default).")] = False,
     workers: Annotated[int, typer.Option(help="Worker processes (0 = one per core).")] = 0,
+    option: Annotated[
+        list[str] | None,
+        typer.Option(help="Tree-transform option ID.KEY=VALUE, e.g. proxy-imports.depth=6; repeatable."),
+    ] = None,
 ):
     """Write a transformed copy of SRC to OUT and its metadata beside it."""
     from repoanchor.perturb.metadata import variant_metadata, write_metadata
@@ -70,7 +74,15 @@ def apply(
     if metadata.resolve().is_relative_to(out.resolve()):
         raise typer.BadParameter(f"metadata {metadata} must be outside OUT: it holds ground truth")
     config = ApplyConfig(
-        list(transform), fraction, file_fraction, list(target or []), list(keyword or []), seed, include_tests, workers
+        transforms=list(transform),
+        fraction=fraction,
+        file_fraction=file_fraction,
+        targets=list(target or []),
+        keywords=list(keyword or []),
+        seed=seed,
+        include_tests=include_tests,
+        workers=workers,
+        options=parse_options(option or []),
     )
     try:
         with _progress() as bar:
@@ -121,6 +133,96 @@ def validate(
         raise typer.Exit(2) from exc
     typer.echo(report.to_json())
     raise typer.Exit(2 if report.infra_error else 0 if report.ok else 1)
+
+
+@app.command("sample")
+def sample(
+    src: Annotated[Path, typer.Argument(help="Source tree of the instance (left untouched).")],
+    outdir: Annotated[Path, typer.Argument(help="Gets OUTDIR/<id>/ (a variant tree) and OUTDIR/<id>.json each.")],
+    n: Annotated[int, typer.Option("-n", help="N: number of variants.")] = 1,
+    issue: Annotated[Path | None, typer.Option(help="Issue text: keywords for dead-method/string-assign.")] = None,
+    gold_files: Annotated[
+        list[str] | None, typer.Option("--gold-files", help="Gold-patch file (relative to SRC); repeatable.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Batch seed; variant i gets a seed derived from (seed, i).")] = 0,
+    nt: Annotated[int, typer.Option(help="Nt: transforms per variant.")] = 3,
+    phi: Annotated[float, typer.Option(help="phi: share of candidate sites rewritten per file.")] = 0.7,
+    nk: Annotated[int, typer.Option(help="Nk: most keywords per keyword-bound transform.")] = 5,
+    nf: Annotated[int, typer.Option(help="Nf: most files per keyword-bound transform.")] = 10,
+    transform: Annotated[
+        list[str] | None,
+        typer.Option("--transform", "-t", help="Transform id of the catalogue drawn from; repeatable (default: all)."),
+    ] = None,
+    test_pattern: Annotated[
+        list[str] | None, typer.Option(help="Glob of test files never touched; repeatable, replaces the default.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="litellm model for keywords (default: offline extraction).")] = None,
+    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL for --model.")] = None,
+    keywords_cache: Annotated[
+        Path | None, typer.Option(help="Keyword answer cache (default: $REPOANCHOR_CACHE/keywords or .cache/keywords).")
+    ] = None,
+    workers: Annotated[int, typer.Option(help="Variants built in parallel processes.")] = 1,
+):
+    """Draw N random variants of SRC (Algorithm 1 of Jagged Frontier), each with one fresh commit."""
+    from pydantic import ValidationError
+
+    from repoanchor.perturb.keywords import KeywordConfig
+    from repoanchor.perturb.sample_build import summary_row
+    from repoanchor.perturb.sampler import SamplerConfig
+    from repoanchor.perturb.sampler import sample as run_sampler
+
+    if issue is not None and issue.resolve().is_relative_to(src.resolve()):
+        raise typer.BadParameter(f"--issue {issue} is inside SRC: it would be copied into every variant")
+    fields = {"n": n, "nt": nt, "phi": phi, "nk": nk, "nf": nf, "seed": seed, "gold_files": gold_files or []}
+    fields |= {"catalogue": transform} if transform else {}
+    fields |= {"test_patterns": test_pattern} if test_pattern else {}
+    try:
+        config = SamplerConfig(**fields)
+        keyword_config = KeywordConfig(model=model, api_base=api_base, cache_dir=keywords_cache)
+    except ValidationError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    text = issue.read_text(encoding="utf-8", errors="replace") if issue else None
+    try:
+        with _progress() as bar:
+            task = bar.add_task("sampling variants", total=n)
+            metas = run_sampler(
+                src,
+                outdir,
+                config,
+                issue=text,
+                keyword_config=keyword_config,
+                workers=workers,
+                on_done=lambda _meta: bar.advance(task),
+            )
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    rows = [summary_row(m) for m in metas]
+    failed = [r for r in rows if not r["ok"]]
+    for row in failed:
+        err.print(f"[red]variant {row['variant_id']} failed:[/red] {row['error']}")
+    typer.echo(
+        json.dumps(
+            {"outdir": str(outdir), "built": len(rows) - len(failed), "failed": len(failed), "variants": rows}, indent=2
+        )
+    )
+    raise typer.Exit(1 if failed else 0)
+
+
+def parse_options(items: list[str]) -> dict[str, dict]:
+    """`ID.KEY=VALUE` strings -> {ID: {KEY: value}}; values are read as JSON when they parse."""
+    options: dict[str, dict] = {}
+    for item in items:
+        head, sep, raw = item.partition("=")
+        tid, dot, key = head.partition(".")
+        if not (sep and dot and tid and key):
+            raise typer.BadParameter(f"--option {item!r} is not ID.KEY=VALUE")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        options.setdefault(tid, {})[key] = value
+    return options
 
 
 def _progress() -> Progress:

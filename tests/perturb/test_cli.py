@@ -100,3 +100,33 @@ def test_validate_exit_codes_through_the_console_script(tmp_path: Path):
     )
     assert bad.returncode == 1
     assert json.loads(bad.stdout)["changed"][0]["variant"] == "failed"
+
+
+def test_tree_transform_options_reach_the_transform(tmp_path: Path):
+    src = _project(tmp_path / "src")
+    (src / "pkg" / "mod.py").write_text("import os\n\n\ndef home():\n    return os.sep\n")
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app,
+        [
+            "perturb",
+            "apply",
+            str(src),
+            str(out),
+            "-t",
+            "proxy-imports",
+            "--fraction",
+            "1",
+            "--option",
+            "proxy-imports.depth=2",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    meta = json.loads((tmp_path / "out.variant.json").read_text())
+    chains = [e for e in meta["path_resolution_map"] if e["kind"] == "import_proxy"]
+    assert chains
+    assert all(len(e["chain"].split(" -> ")) == 2 for e in chains)
+    bad = runner.invoke(
+        app, ["perturb", "apply", str(src), str(tmp_path / "o2"), "-t", "proxy-imports", "--option", "depth=2"]
+    )
+    assert bad.exit_code != 0

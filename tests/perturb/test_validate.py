@@ -11,6 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from support.projects import EXPECTED_TESTS, PROJECTS
+from support.pypi import SdistUnavailable, fetch_sdist
+
 from repoanchor.perturb.validate import (
     InfrastructureError,
     junit_command,
@@ -18,8 +21,6 @@ from repoanchor.perturb.validate import (
     run_tests,
     validate,
 )
-from support.projects import EXPECTED_TESTS, PROJECTS
-from support.pypi import SdistUnavailable, fetch_sdist
 
 PYTHON = shlex.quote(sys.executable)
 # Without the venv's third-party plugins each tiny run starts in ~0.5 s instead of ~2 s.
