@@ -66,9 +66,11 @@ def is_test_file(relpath: str, patterns: tuple[str, ...] = TEST_PATTERNS) -> boo
 
 
 def python_files(
-    root: Path, *, include_tests: bool = False, test_patterns: tuple[str, ...] = TEST_PATTERNS
+    root: Path, *, include_tests: bool = False, test_patterns: tuple[str, ...] | None = None
 ) -> tuple[list[str], list[FileSkip]]:
-    """Regular `.py` files under `root` (relative POSIX paths, sorted) and the ones refused, with why."""
+    """Regular `.py` files under `root` (relative POSIX paths, sorted) and the ones refused, with why.
+    `test_patterns` (per repository; default `TEST_PATTERNS`) name the test files left alone."""
+    test_patterns = TEST_PATTERNS if test_patterns is None else tuple(test_patterns)
     root = root.resolve()
     found: list[str] = []
     skips: list[FileSkip] = []

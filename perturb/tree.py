@@ -36,8 +36,7 @@ class ApplyConfig:
     keywords: list[str] = field(default_factory=list)
     seed: int | str = 0
     include_tests: bool = False
-    workers: int = 0
-    """Worker processes; 0 means one per core."""
+    workers: int = 0  # worker processes; 0 means one per core
     check_interpreters: bool = True
     file_fractions: dict[str, float] = field(default_factory=dict)
     """Per-transform file probability (the sampler's p_file), overriding `file_fraction`."""
@@ -45,6 +44,13 @@ class ApplyConfig:
     """Per-transform cap on selected files (the sampler's Nf); targets are kept first."""
     options: dict[str, dict] = field(default_factory=dict)
     """Per-transform hyperparameters for tree transforms, e.g. {"proxy-imports": {"depth": 4}}."""
+    transform_keywords: dict[str, list[str]] = field(default_factory=dict)
+    """Per-transform keywords overriding `keywords` (the sampler: methods vs string literals)."""
+    test_patterns: tuple[str, ...] | None = None
+    """Globs of test files (never transformed unless include_tests); None = files.TEST_PATTERNS."""
+
+    def keywords_for(self, transform: str) -> list[str]:
+        return self.transform_keywords.get(transform, self.keywords)
 
 
 @dataclass
@@ -100,7 +106,7 @@ def _check_paths(src: Path, out: Path) -> None:
 
 
 def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeReport:
-    files, file_skips = python_files(src, include_tests=config.include_tests)
+    files, file_skips = python_files(src, include_tests=config.include_tests, test_patterns=config.test_patterns)
     passes, outcomes = _usable_passes(config)
     project = project_info(src, files, index_classes="dead-method" in passes)
     file_passes = [t for t in passes if scope_of(t) == "file"]
@@ -140,7 +146,7 @@ def _apply_tree_transform(
     report.resolution.extend(ctx.resolution)
     written = {rel for rel in ctx.committed if rel.endswith(".py") and (out / rel).is_file()}
     report.tree_written |= written
-    report.changed_files = sorted(set(report.changed_files) | written)
+    report.changed_files = sorted(r for r in set(report.changed_files) | written if (out / r).is_file())  # moved away
 
 
 def _taken_names(root: Path) -> set[str]:
@@ -151,7 +157,7 @@ def _taken_names(root: Path) -> set[str]:
 def _usable_passes(config: ApplyConfig) -> tuple[list[str], list[Outcome]]:
     usable, outcomes = [], []
     for transform in config.transforms:
-        if get_transform_class(transform).keyword_bound and not config.keywords:
+        if get_transform_class(transform).keyword_bound and not config.keywords_for(transform):
             outcomes.append(Skipped(transform, "*", "no keyword: this transform inserts a keyword; pass --keyword"))
         else:
             usable.append(transform)
@@ -177,9 +183,10 @@ def select_files(files: list[str], transform: str, config: ApplyConfig) -> set[s
 def _job_for(
     src: Path, rel: str, passes: list[str], selection: dict[str, set[str]], config: ApplyConfig, project: ProjectInfo
 ) -> _Job | None:
-    keywords = tuple(config.keywords)
     chosen = [
-        PassSpec(t, keywords if get_transform_class(t).keyword_bound else ()) for t in passes if rel in selection[t]
+        PassSpec(t, tuple(config.keywords_for(t)) if get_transform_class(t).keyword_bound else ())
+        for t in passes
+        if rel in selection[t]
     ]
     if not chosen:
         return None

@@ -4,31 +4,38 @@ For a selected ``pkg/mod.py`` the variant gets:
 
 - ``pkg/<hidden>.py``: the module's bytes, unchanged, in the *same folder*, so that
   ``__file__``-relative data reads, relative imports and ``inspect.getsourcefile`` keep working;
-- ``pkg/mod/__init__.py``: a forwarder that executes the hidden file as ``pkg.mod`` itself
+- ``pkg/mod.py`` rewritten as a forwarder that executes the hidden file as ``pkg.mod`` itself
   (see `perturb.mirage.masking_forwarder`): every import, ``isinstance``, pickle (classes keep
   ``__module__ == "pkg.mod"`` and their ``__qualname__``), ``mock.patch("pkg.mod.name")``,
-  ``logging.getLogger(__name__)`` and ``importlib.reload`` behave as with the plain module, and
-  the module namespace holds no helper name;
-- ``pkg/mod/<decoy>.py`` x K (option ``decoys``, default 3): mutated copies of the code (see
-  `perturb.mirage.masking_decoys`) that nothing ever imports.
+  ``logging.getLogger(__name__)``, ``importlib.reload`` and ``python -m pkg.mod`` behave as with
+  the plain module, and the module namespace holds no helper name;
+- ``pkg/mod/<decoy>.py`` x K (option ``decoys``, default 3) in a folder *without*
+  ``__init__.py``: mutated copies of the code (see `perturb.mirage.masking_decoys`) that nothing
+  ever imports.
 
-Why a forwarding *package* and not a small forwarding ``pkg/mod.py``: the folder is the one
-place where decoys can sit right next to the public entry point and still be unreachable. At
-runtime ``pkg.mod`` has no ``__path__`` (the forwarder removes it, so the module looks exactly
-like the plain module it was), hence ``import pkg.mod.<decoy>`` fails and
-``pkgutil.walk_packages`` does not descend into the folder; as siblings of ``mod.py`` the
-decoys would be listed by ``pkgutil.iter_modules(pkg.__path__)`` and imported by every "import
-all modules" test. The costs are small and known: before the first import ``find_spec`` reports
-a package and ``iter_modules`` reports ``ispkg=True`` for ``pkg.mod``; ``python -m pkg.mod``
-cannot run a package without ``__main__``, so modules run that way are refused (see
-`perturb.mirage.masking_eligibility` for every refusal and why ``__init__.py``, top-level
-modules and ``if __name__ == "__main__"`` blocks are treated as they are). The hidden module is
-listed by ``iter_modules`` (it must sit in ``pkg/`` for ``__file__``); importing it by its own
-name runs the code a second time under that name, like importing any module twice.
+Why the forwarder is a module file and not the forwarding package ``pkg/mod/__init__.py`` the
+issue names: it is strictly better on every observable we found, and equal on the rest.
+``pkgutil.walk_packages`` imports every *package* it lists in order to read its ``__path__``,
+and lets any exception but ImportError escape: with a package forwarder, walking masked click
+imports ``click._winconsole``, whose ``assert sys.platform == "win32"`` aborts the whole walk,
+where the original walk only listed the module (measured). A package also reports
+``ispkg=True`` and a package spec before import, and ``python -m pkg.mod`` fails on it ("is a
+package and cannot be directly executed"); the module file keeps all three as they were. The
+decoys lose nothing: a folder without ``__init__.py`` is skipped by ``pkgutil.iter_modules``,
+``pkg.mod`` has no ``__path__`` so ``import pkg.mod.<decoy>`` fails, and the importer prefers
+``mod.py`` to a namespace folder of the same name, so the folder changes no import. It sits
+right next to the public entry point, where a reader looks for the code.
 
-One transaction per module: the hidden file, the removal of ``mod.py``, the forwarder and the
-decoys commit together or not at all. Names come from a per-module RNG derived from the seed,
-so a module's names do not depend on which other modules were selected.
+The hidden module is listed by ``iter_modules`` (it must sit in ``pkg/`` for ``__file__``);
+importing it by its own name runs the code a second time under that name, as importing any
+module twice would; its name starts with the module's stem so that import-everything loops meet
+the public module first (see `perturb.mirage.masking_names.hidden_name`). Refusals and their
+reasons (``__init__.py``, top-level modules, scripts run by path, ...) are documented in
+`perturb.mirage.masking_eligibility`.
+
+One transaction per module: the hidden file, the forwarder and the decoys commit together or
+not at all. Names come from a per-module RNG derived from the seed, so a module's names do not
+depend on which other modules were selected (unless a draw collides with a name taken earlier).
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ from repoanchor.perturb.engine import run_with_big_stack
 from repoanchor.perturb.mirage.masking_decoys import Decoy, make_decoys
 from repoanchor.perturb.mirage.masking_eligibility import TreeSurvey, refusal, survey_tree
 from repoanchor.perturb.mirage.masking_forwarder import forwarder_source
-from repoanchor.perturb.mirage.masking_names import module_name
+from repoanchor.perturb.mirage.masking_names import hidden_name, module_name
 from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.sourcefile import SourceError, decode_source
 from repoanchor.perturb.treectx import TransactionAborted, TreeContext
@@ -55,7 +62,7 @@ MAX_DECOYS = 20
 class RuntimeTargetMasking:
     id = "runtime-target-masking"
     family = "repomirage"
-    description = "Move a module's code to a hidden sibling run by a forwarding package; add decoys never imported."
+    description = "Move a module's code to a hidden sibling that the module's file runs; add decoys never imported."
     keyword_bound = False
     scope = "tree"
 
@@ -70,8 +77,12 @@ class RuntimeTargetMasking:
             if reason:
                 ctx.skip(module, reason)
                 continue
+            shortfall: list[str] = []
             with ctx.transaction(module):
-                _mask(ctx, module, random.Random(f"{base}|{module}"), count)
+                shortfall = _mask(ctx, module, random.Random(f"{base}|{module}"), count)
+            if shortfall and ctx.outcomes[-1].kind == "applied":
+                # Masked all the same: the move is the perturbation, the decoys its garnish.
+                ctx.skip(module, f"decoy-shortfall: {shortfall[0]}", "<decoys>")
 
 
 def decoy_count(options: dict) -> int:
@@ -92,30 +103,30 @@ def _refusal(ctx: TreeContext, module: str, survey: TreeSurvey) -> str | None:
     return refusal(ctx.root, module, survey)
 
 
-def _mask(ctx: TreeContext, module: str, rng: random.Random, count: int) -> None:
+def _mask(ctx: TreeContext, module: str, rng: random.Random, count: int) -> list[str]:
+    """Write the hidden module, the forwarder and the decoys; return why decoys fell short, if they did."""
     data = ctx.read(module)
     text = _checked_text(data, module, ctx.project.min_python)
-    decoys, shortfall = run_with_big_stack(_decoys, data, rng, count)
-    if shortfall:  # masked all the same: the move is the perturbation, decoys are its garnish
-        ctx.skip(module, f"decoy-shortfall: {shortfall}", "<decoys>")
+    decoys, shortfall = run_with_big_stack(_decoys, data, text, rng, count)
     rel = PurePosixPath(module)
     folder, stem = rel.parent, rel.stem
-    init = folder / "__init__.py"
-    avoid = identifiers_in(text) | identifiers_in(ctx.read(init.as_posix()).decode("utf-8", "replace"))
-    hidden = module_name(rng, stem, ctx.taken, avoid)
+    avoid = identifiers_in(text) | identifiers_in(
+        ctx.read((folder / "__init__.py").as_posix()).decode("utf-8", "replace")
+    )
+    hidden = hidden_name(rng, stem, ctx.taken, avoid)
     decoy_names = [module_name(rng, stem, ctx.taken, avoid) for _ in decoys]
     drawn = avoid | ctx.taken
     forwarder = forwarder_source(rng, stem, hidden, drawn)
     ctx.taken.update(drawn - avoid)
 
-    hidden_rel, forwarder_rel = (folder / f"{hidden}.py").as_posix(), (folder / stem / "__init__.py").as_posix()
+    hidden_rel = (folder / f"{hidden}.py").as_posix()
     ctx.create(hidden_rel, data)
-    ctx.remove(module)
-    ctx.create(forwarder_rel, forwarder)
-    ctx.site("<module>", f"{module}", forwarder)
-    ctx.resolve_path("wrapper_module", visible=module, runtime=hidden_rel, forwarder=forwarder_rel)
+    ctx.write(module, forwarder)
+    ctx.site("<module>", text, forwarder)
+    ctx.resolve_path("wrapper_module", visible=module, runtime=hidden_rel)
     for name, decoy in zip(decoy_names, decoys, strict=True):
         _write_decoy(ctx, module, (folder / stem / f"{name}.py").as_posix(), decoy)
+    return [shortfall] if shortfall else []
 
 
 def _write_decoy(ctx: TreeContext, module: str, rel: str, decoy: Decoy) -> None:
@@ -136,11 +147,11 @@ def _checked_text(data: bytes, module: str, min_python: tuple[int, int]) -> str:
     return text
 
 
-def _decoys(data: bytes, rng: random.Random, count: int) -> tuple[list[Decoy], str | None]:
+def _decoys(data: bytes, text: str, rng: random.Random, count: int) -> tuple[list[Decoy], str | None]:
     """Runs on the big-stack thread: LibCST recurses as deep as the code nests."""
     try:
         tree = cst.parse_module(data)
     except (cst.ParserSyntaxError, RecursionError) as exc:  # compile() accepted it, LibCST did not
         first = str(exc).splitlines()[0] if str(exc) else ""
         raise TransactionAborted(f"unparseable: libcst: {type(exc).__name__}: {first}") from exc
-    return make_decoys(tree, rng, count)
+    return make_decoys(tree, text, rng, count)

@@ -1,0 +1,106 @@
+"""The scripted OpenAI-compatible server: plain HTTP contract, then litellm's real client against it."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
+
+CALL = {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+
+
+def _post(url: str, body: dict, headers: dict | None = None) -> tuple[int, bytes]:
+    data = json.dumps(body).encode()
+    request = urllib.request.Request(url, data, {"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/chat/completions"])
+def test_answers_in_order_and_records_every_request(path: str):
+    with ScriptedServer(["first", Reply("second")]) as server:
+        assert server.url.startswith("http://127.0.0.1:")
+        assert server.port > 0
+        bodies = [{"model": "m", "messages": [{"role": "user", "content": str(i)}]} for i in range(3)]
+        answers = [_post(server.url + path, b, {"Authorization": "Bearer k"}) for b in bodies]
+        assert [json.loads(a[1])["choices"][0]["message"]["content"] for a in answers[:2]] == ["first", "second"]
+        assert answers[2][0] == 500
+        assert "no reply left" in json.loads(answers[2][1])["error"]["message"]
+        assert [r.body for r in server.requests] == bodies
+        assert server.requests[0].path == path
+        assert server.requests[0].headers["authorization"] == "Bearer k"
+        assert server.pending == 0
+
+
+def test_tool_calls_errors_and_raw_bodies():
+    replies = [Reply(None, tool_calls=[CALL]), Reply(status=429), Reply(body={"anything": 1}, status=200)]
+    with ScriptedServer(replies, model="m1") as server:
+        status, data = _post(server.base_url + "/chat/completions", {"messages": []})
+        choice = json.loads(data)["choices"][0]
+        assert (status, choice["finish_reason"], choice["message"]["tool_calls"]) == (200, "tool_calls", [CALL])
+        assert json.loads(data)["model"] == "m1"
+        assert _post(server.base_url + "/chat/completions", {})[0] == 429
+        assert json.loads(_post(server.base_url + "/chat/completions", {})[1]) == {"anything": 1}
+        assert _post(server.url + "/v1/embeddings", {})[0] == 404
+        with urllib.request.urlopen(server.base_url + "/models", timeout=10) as response:
+            assert json.loads(response.read())["data"][0]["id"] == "m1"
+
+
+def test_streams_server_sent_events_when_asked():
+    with ScriptedServer([Reply("hello", tool_calls=[CALL])]) as server:
+        status, data = _post(server.base_url + "/chat/completions", {"stream": True, "messages": []})
+    events = [line[6:] for line in data.decode().splitlines() if line.startswith("data: ")]
+    assert status == 200
+    assert events[-1] == "[DONE]"
+    chunks = [json.loads(e) for e in events[:-1]]
+    deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
+    assert "".join(d.get("content") or "" for d in deltas) == "hello"
+    assert [d["tool_calls"][0]["function"]["name"] for d in deltas if "tool_calls" in d] == ["bash"]
+    assert chunks[-1]["usage"]["total_tokens"] == 15
+
+
+def test_serves_concurrent_requests_and_frees_its_port():
+    with ScriptedServer([Reply("slow", delay=0.5), Reply("fast")]) as server:
+        results = {}
+
+        def call(name: str) -> None:
+            results[name] = _post(server.base_url + "/chat/completions", {"n": name})[0]
+
+        threads = [threading.Thread(target=call, args=(n,)) for n in ("a", "b")]
+        start = time.perf_counter()
+        for t in threads:
+            t.start()
+            time.sleep(0.05)
+        for t in threads:
+            t.join()
+        assert time.perf_counter() - start < 1.0  # the second did not queue behind the first's delay
+        assert results == {"a": 200, "b": 200}
+        port = server.port
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2)
+
+
+def test_litellm_real_client_plain_and_streaming(monkeypatch):
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not reach the internet
+    import litellm
+
+    with ScriptedServer(["plain answer", "streamed answer"]) as server:
+        kwargs = {"model": "openai/scripted", "api_base": server.base_url, "api_key": "dummy", "num_retries": 0}
+        messages = [{"role": "user", "content": "hi"}]
+        response = litellm.completion(messages=messages, **kwargs)
+        assert response.choices[0].message.content == "plain answer"
+        stream = litellm.completion(messages=messages, stream=True, **kwargs)
+        assert "".join(chunk.choices[0].delta.content or "" for chunk in stream) == "streamed answer"
+        assert [r.body["model"] for r in server.requests] == ["scripted", "scripted"]
+        assert server.requests[1].body["stream"] is True
+    assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"
