@@ -120,11 +120,21 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
             _write_inside(out, result.path, result.new_source)
             changed.append(result.path)
     report = TreeReport(outcomes, file_skips, changed, len(files), len(jobs), project)
-    for transform in (t for t in passes if scope_of(t) == "tree"):
+    for transform in sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order):
         _apply_tree_transform(out, [f for f in files if f in selection[transform]], transform, config, report)
     if config.check_interpreters:
         _check_other_interpreters(src, out, report)
     return report
+
+
+TREE_ORDER = {"constant-externalization": 0, "proxy-imports": 1, "runtime-target-masking": 2}
+"""Tree transforms run in this order whatever order they were asked in: masking wraps a module
+that already carries the other perturbations (as RepoMirage does), and no transform ever sees a
+forwarder, proxy or resource that another generated (those are not in the source file list)."""
+
+
+def _tree_order(transform: str) -> int:
+    return TREE_ORDER.get(get_transform_class(transform).id, 1)
 
 
 def _apply_tree_transform(
