@@ -88,12 +88,13 @@ def _abbreviate(node: cst.CSTNode, depth: int = 0) -> cst.CSTNode:
     and nesting level; this keeps snippet rendering proportional to the snippet.
     """
     if isinstance(node, cst.IndentedBlock):
-        kept = (
-            [] if depth >= SNIPPET_DEPTH else [_abbreviate(s, depth + 1) for s in node.body[: SNIPPET_STATEMENTS - 1]]
-        )
-        if len(kept) < len(node.body):
-            kept.append(_ELLIPSIS_LINE)
-        return node.with_changes(body=kept)
+        # Head and tail survive: insertions land first (wrappers) or last (appended methods).
+        body = list(node.body)
+        if depth >= SNIPPET_DEPTH:
+            return node.with_changes(body=[_ELLIPSIS_LINE])
+        if len(body) > SNIPPET_STATEMENTS:
+            body = [*body[: SNIPPET_STATEMENTS - 2], _ELLIPSIS_LINE, body[-1]]
+        return node.with_changes(body=[s if s is _ELLIPSIS_LINE else _abbreviate(s, depth + 1) for s in body])
     changes = {}
     for name in ("body", "orelse", "finalbody", "handlers"):
         child = getattr(node, name, None)

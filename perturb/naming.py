@@ -14,73 +14,31 @@ import re
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
+# fmt: off
 ADJECTIVES = (
-    "active",
-    "cached",
-    "current",
-    "default",
-    "derived",
-    "effective",
-    "extra",
-    "final",
-    "first",
-    "initial",
-    "inner",
-    "last",
-    "local",
-    "main",
-    "merged",
-    "next",
-    "outer",
-    "parsed",
-    "partial",
-    "pending",
-    "previous",
-    "primary",
-    "raw",
-    "resolved",
-    "saved",
-    "scratch",
-    "shared",
-    "spare",
-    "staged",
-    "temp",
-    "total",
-    "working",
+    "active", "actual", "adjusted", "aligned", "base", "bound", "buffered", "cached", "checked", "clean",
+    "cleared", "closed", "combined", "computed", "current", "default", "deferred", "derived", "direct",
+    "dirty", "effective", "empty", "encoded", "expected", "explicit", "extra", "final", "first", "fixed",
+    "folded", "formatted", "fresh", "full", "global", "grouped", "hidden", "implicit", "initial",
+    "inner", "inverse", "joined", "last", "lazy", "left", "linked", "live", "local", "locked", "lower",
+    "main", "mapped", "marked", "merged", "nested", "next", "normal", "open", "ordered", "outer",
+    "packed", "padded", "parsed", "partial", "pending", "plain", "pooled", "previous", "primary",
+    "queued", "raw", "ready", "reduced", "resolved", "reversed", "right", "saved", "scaled", "scratch",
+    "sealed", "secondary", "shared", "sorted", "spare", "split", "staged", "stale", "static", "stored",
+    "strict", "synced", "temp", "total", "trimmed", "upper", "valid", "visible", "working", "wrapped",
 )
 NOUNS = (
-    "acc",
-    "buffer",
-    "chunk",
-    "count",
-    "cursor",
-    "entry",
-    "flag",
-    "handle",
-    "head",
-    "index",
-    "item",
-    "key",
-    "label",
-    "marker",
-    "mode",
-    "node",
-    "offset",
-    "part",
-    "probe",
-    "record",
-    "ref",
-    "slot",
-    "span",
-    "state",
-    "step",
-    "tag",
-    "token",
-    "unit",
-    "value",
-    "view",
-    "width",
+    "acc", "anchor", "arg", "batch", "bin", "block", "bound", "bucket", "buffer", "cache", "cell",
+    "chunk", "code", "count", "cursor", "delta", "depth", "digest", "entry", "event", "field", "flag",
+    "frame", "gap", "group", "guard", "handle", "hash", "head", "hint", "hook", "index", "item", "key",
+    "kind", "label", "layer", "level", "limit", "line", "link", "list", "map", "marker", "mask", "match",
+    "mode", "name", "node", "note", "offset", "option", "order", "pair", "part", "path", "peer", "piece",
+    "pivot", "point", "pool", "port", "pos", "prefix", "probe", "queue", "range", "rank", "record",
+    "ref", "result", "role", "root", "row", "rule", "scope", "seed", "shape", "size", "slot", "source",
+    "span", "spec", "stack", "state", "step", "store", "suffix", "table", "tag", "task", "term", "text",
+    "tick", "token", "total", "trace", "unit", "value", "view", "width", "word",
 )
+# fmt: on
 RESERVED = (
     frozenset(dir(builtins))
     | frozenset(keyword.kwlist)
@@ -106,12 +64,14 @@ def is_safe_identifier(name: str) -> bool:
 
 
 def fresh_name(rng: random.Random, taken: set[str], *, private: bool = False) -> str:
-    """Draw ``adjective_noun`` (or ``_adjective_noun``) until it is free, then claim it."""
+    """Draw ``adjective_noun_noun`` plus two digits (e.g. ``pending_cursor_slot42``) until free; claim it.
+
+    About 90 million combinations: a repository-scale variant binds a few hundred names, so two
+    seeds sharing even one generated name is a one-in-hundreds event, not a routine marker.
+    """
     prefix = "_" if private else ""
-    for attempt in range(1000):
-        name = f"{prefix}{rng.choice(ADJECTIVES)}_{rng.choice(NOUNS)}"
-        if attempt >= 50:
-            name = f"{name}{rng.randrange(10, 10_000)}"
+    for _ in range(1000):
+        name = f"{prefix}{rng.choice(ADJECTIVES)}_{rng.choice(NOUNS)}_{rng.choice(NOUNS)}{rng.randrange(10, 100)}"
         if name not in taken and is_safe_identifier(name):
             taken.add(name)
             return name

@@ -128,11 +128,6 @@ def test_two_seeds_share_no_generated_name(toy_repo: Path, tmp_path: Path):
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("toolz")
-@pytest.mark.xfail(
-    strict=True,
-    reason="naming.fresh_name draws from 32 x 39 = 1,248 adjective_noun names; dead-code binds 200-500 names "
-    "per toolz variant, so two seeds share many (birthday bound). Remove this mark once naming.py is fixed.",
-)
 def test_two_seeds_share_no_generated_name_at_repository_scale(toolz_tree: Path, tmp_path: Path):
     names = []
     for seed in (0, 1):
