@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from repoanchor.evals.projects import DownloadError
 from repoanchor.evals.projects import fetch_sdist as _fetch
 
