@@ -15,16 +15,14 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repoanchor.perturb.compile_check import CURRENT, check_with_interpreter, installed_interpreters
 from repoanchor.perturb.context import ProjectInfo
+from repoanchor.perturb.crosscheck import check_other_interpreters
 from repoanchor.perturb.engine import FileResult, PassSpec, rng_for, run_with_big_stack, transform_source
 from repoanchor.perturb.files import FileSkip, ignore_for_copy, python_files
 from repoanchor.perturb.project import project_info
-from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
+from repoanchor.perturb.results import Outcome, Skipped
 from repoanchor.perturb.transforms import get_transform, get_transform_class, scope_of
 from repoanchor.perturb.treectx import TreeContext
-
-NEWEST_CHECKED = (3, 13)
 
 
 @dataclass
@@ -123,7 +121,7 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     for transform in sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order):
         _apply_tree_transform(out, [f for f in files if f in selection[transform]], transform, config, report)
     if config.check_interpreters:
-        _check_other_interpreters(src, out, report)
+        check_other_interpreters(src, out, report)
     return report
 
 
@@ -234,27 +232,3 @@ def _write_inside(out: Path, rel: str, data: bytes) -> None:
     if target.is_symlink() or not target.resolve().is_relative_to(out):
         raise RuntimeError(f"refusing to write {rel}: it resolves outside the output tree")
     target.write_bytes(data)
-
-
-def _check_other_interpreters(src: Path, out: Path, report: TreeReport) -> None:
-    """Compile changed files under the oldest and newest supported Pythons installed here."""
-    low = report.project.min_python
-    wanted = sorted({low, NEWEST_CHECKED} - {CURRENT})
-    for version, exe in installed_interpreters(wanted).items():
-        bad = check_with_interpreter(exe, [out / rel for rel in report.changed_files])
-        report.interpreter_checks[f"{version[0]}.{version[1]}"] = len(report.changed_files)
-        for path, error in sorted(bad.items()):
-            rel = Path(path).relative_to(out).as_posix()
-            shutil.copyfile(src / rel, out / rel)
-            report.changed_files.remove(rel)
-            _fail_file(
-                report,
-                rel,
-                f"output does not compile under Python {version[0]}.{version[1]}, file rolled back: {error}",
-            )
-
-
-def _fail_file(report: TreeReport, rel: str, reason: str) -> None:
-    report.outcomes = [
-        Failed(o.transform, o.file, reason) if isinstance(o, Applied) and o.file == rel else o for o in report.outcomes
-    ]
