@@ -30,34 +30,15 @@ import random
 from collections.abc import Sequence
 
 import libcst as cst
-import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import block_line_counts, docstring_count
+from repoanchor.perturb.sites import Site, rewrite_sites
+from repoanchor.perturb.transforms._blocks import BlockCollector
+from repoanchor.perturb.transforms._common import docstring_count
 from repoanchor.perturb.transforms._predicates import opaque
 
 MIN_LINES, MAX_LINES = 1, 100
-FUTURE_IMPORT = m.SimpleStatementLine([m.ZeroOrMore(), m.ImportFrom(module=m.Name("__future__")), m.ZeroOrMore()])
-
-
-class _Collector(SiteCollector):
-    WALK = "statements"  # only statements are sites: never descend into expressions
-
-    def __init__(self, ctx: FileContext, module: cst.Module) -> None:
-        super().__init__()
-        self.ctx = ctx
-        self.lines = block_line_counts(module)
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        if not MIN_LINES <= self.lines[id(node)] <= MAX_LINES:
-            return
-        rest = node.body[docstring_count(node.body) :]
-        if rest and m.matches(rest[0], FUTURE_IMPORT):
-            self.ctx.skip("future import: nothing may precede it", self.label(node))
-        else:
-            self.add(node)
 
 
 def _dead_statement(rng: random.Random, taken: set[str]) -> cst.If:
@@ -97,7 +78,7 @@ class DeadCode:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return _Collector(ctx, module).collect(module)
+        return BlockCollector(ctx, module, lines=(MIN_LINES, MAX_LINES), wraps=False).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
         return rewrite_sites(module, sites, ctx, _inserter(ctx))

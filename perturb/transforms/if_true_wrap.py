@@ -23,44 +23,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
-import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import block_line_counts, docstring_count
+from repoanchor.perturb.sites import Site, rewrite_sites
+from repoanchor.perturb.transforms._blocks import BlockCollector, wrap_after_docstring
 from repoanchor.perturb.transforms._predicates import opaque
 
 MIN_LINES, MAX_LINES = 5, 100
-FUTURE_IMPORT = m.SimpleStatementLine([m.ZeroOrMore(), m.ImportFrom(module=m.Name("__future__")), m.ZeroOrMore()])
-
-
-class _Collector(SiteCollector):
-    WALK = "statements"  # only statements are sites: never descend into expressions
-
-    def __init__(self, ctx: FileContext, module: cst.Module) -> None:
-        super().__init__()
-        self.ctx = ctx
-        self.lines = block_line_counts(module)
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        if not MIN_LINES <= self.lines[id(node)] <= MAX_LINES:
-            return
-        rest = node.body[docstring_count(node.body) :]
-        if not rest:
-            self.ctx.skip("docstring only: nothing to wrap after the docstring", self.label(node))
-        elif any(m.matches(stmt, FUTURE_IMPORT) for stmt in rest):
-            self.ctx.skip("future import: must stay at the top level of its module", self.label(node))
-        else:
-            self.add(node)
 
 
 def _wrapper(ctx: FileContext):
     def wrap(site: Site, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
-        keep = docstring_count(updated.body)
-        first, *others = updated.body[keep:]
-        block = cst.IndentedBlock([first.with_changes(leading_lines=()), *others])
-        wrapped = cst.If(opaque(ctx.rng, True), block, leading_lines=first.leading_lines)
-        return updated.with_changes(body=[*updated.body[:keep], wrapped])
+        return wrap_after_docstring(
+            updated, lambda inner, lines: cst.If(opaque(ctx.rng, True), inner, leading_lines=lines)
+        )
 
     return wrap
 
@@ -72,7 +48,7 @@ class IfTrueWrap:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return _Collector(ctx, module).collect(module)
+        return BlockCollector(ctx, module, lines=(MIN_LINES, MAX_LINES), wraps=True).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
         return rewrite_sites(module, sites, ctx, _wrapper(ctx))

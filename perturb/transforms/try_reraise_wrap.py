@@ -30,43 +30,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
-import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import block_line_counts, docstring_count, rebound_names
+from repoanchor.perturb.sites import Site, rewrite_sites
+from repoanchor.perturb.transforms._blocks import BlockCollector, wrap_after_docstring
+from repoanchor.perturb.transforms._common import rebound_names
 
 MIN_LINES, MAX_LINES = 5, 100
-FUTURE_IMPORT = m.SimpleStatementLine([m.ZeroOrMore(), m.ImportFrom(module=m.Name("__future__")), m.ZeroOrMore()])
-
-
-class _Collector(SiteCollector):
-    WALK = "statements"  # only statements are sites: never descend into expressions
-
-    def __init__(self, ctx: FileContext, module: cst.Module) -> None:
-        super().__init__()
-        self.ctx = ctx
-        self.lines = block_line_counts(module)
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        if not MIN_LINES <= self.lines[id(node)] <= MAX_LINES:
-            return
-        rest = node.body[docstring_count(node.body) :]
-        if not rest:
-            self.ctx.skip("docstring only: nothing to wrap after the docstring", self.label(node))
-        elif any(m.matches(stmt, FUTURE_IMPORT) for stmt in rest):
-            self.ctx.skip("future import: must stay at the top level of its module", self.label(node))
-        else:
-            self.add(node)
 
 
 def _wrap(site: Site, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
-    keep = docstring_count(updated.body)
-    first, *others = updated.body[keep:]
     reraise = cst.ExceptHandler(cst.IndentedBlock([cst.SimpleStatementLine([cst.Raise()])]), cst.Name("Exception"))
-    block = cst.IndentedBlock([first.with_changes(leading_lines=()), *others])
-    wrapped = cst.Try(block, handlers=[reraise], leading_lines=first.leading_lines)
-    return updated.with_changes(body=[*updated.body[:keep], wrapped])
+    return wrap_after_docstring(updated, lambda inner, lines: cst.Try(inner, handlers=[reraise], leading_lines=lines))
 
 
 class TryReraiseWrap:
@@ -76,7 +51,7 @@ class TryReraiseWrap:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        sites = _Collector(ctx, module).collect(module)
+        sites = BlockCollector(ctx, module, lines=(MIN_LINES, MAX_LINES), wraps=True).collect(module)
         reason = rebound_names(module, ctx.code, ("Exception",)) if sites else None
         if reason:
             for site in sites:
