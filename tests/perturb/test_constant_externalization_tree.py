@@ -13,10 +13,9 @@ import pytest
 
 from repoanchor.perturb.results import Applied, Failed, Skipped
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from repoanchor.perturb.validate import run_baseline, validate
+from repoanchor.perturb.validate import validate
 from tests.perturb.test_constant_externalization import as_golden
-from tests.support.projects import PROJECTS
-from tests.support.pypi import fetch_sdist
+from tests.support.projects import PROJECTS, project_baseline
 
 ID = "constant-externalization"
 GOOD = "LIMIT = 42\nNAME = 'widget'\n\n\ndef scaled(x):\n    return x * 2.5 if x > 10 else NAME\n"
@@ -137,15 +136,6 @@ REAL = {
     "click": ["src/click"],
     "toolz": ["toolz", "tlz"],
 }
-_BASELINES: dict[str, tuple[Path, object]] = {}
-
-
-def _baseline(project: str):
-    if project not in _BASELINES:
-        version, cmd = PROJECTS[project]
-        tree = fetch_sdist(project, version)
-        _BASELINES[project] = (tree, run_baseline(tree, cmd, repeat=2))
-    return _BASELINES[project]
 
 
 @pytest.mark.slow
@@ -160,7 +150,7 @@ def _baseline(project: str):
     ],
 )
 def test_real_project_outcomes_unchanged(project: str, seed: int, fraction: float, keep_trivial: bool, tmp_path):
-    tree, baseline = _baseline(project)
+    tree, baseline = project_baseline(project)
     report = _apply(tree, tmp_path / "variant", seed=seed, fraction=fraction, keep_trivial=keep_trivial)
     assert not [o for o in report.outcomes if isinstance(o, Failed)]
     modules = {o.file for o in report.outcomes if o.file.startswith(tuple(REAL[project]))}

@@ -10,20 +10,10 @@ import pytest
 from repoanchor.perturb.results import Applied, Failed
 from repoanchor.perturb.transforms import SPT_IDS
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from repoanchor.perturb.validate import run_baseline, validate
-from tests.support.projects import PROJECTS
-from tests.support.pypi import fetch_sdist
+from repoanchor.perturb.validate import validate
+from tests.support.projects import PROJECTS, project_baseline
 
 KEYWORDS = {"more-itertools": ["chunked", "window"], "toolz": ["merge_with", "pipe"], "click": ["echo", "prompt"]}
-_BASELINES: dict[str, tuple[Path, object]] = {}
-
-
-def _baseline(project: str):
-    if project not in _BASELINES:
-        version, cmd = PROJECTS[project]
-        tree = fetch_sdist(project, version)
-        _BASELINES[project] = (tree, run_baseline(tree, cmd, repeat=2))
-    return _BASELINES[project]
 
 
 CASES = [
@@ -40,7 +30,7 @@ CASES = [
 
 @pytest.mark.parametrize(("project", "transforms"), CASES)
 def test_every_site_rewritten_and_every_outcome_unchanged(project: str, transforms: list[str], tmp_path: Path):
-    tree, baseline = _baseline(project)
+    tree, baseline = project_baseline(project)
     config = ApplyConfig(transforms, fraction=1.0, keywords=KEYWORDS[project], seed=0)
     report = apply_tree(tree, tmp_path / "variant", config)
     failed = [o for o in report.outcomes if isinstance(o, Failed)]

@@ -17,21 +17,11 @@ import pytest
 from repoanchor.perturb.files import python_files
 from repoanchor.perturb.results import Applied, Failed
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from repoanchor.perturb.validate import run_baseline, validate
-from tests.support.projects import EXPECTED_TESTS, PROJECTS
-from tests.support.pypi import fetch_sdist
+from repoanchor.perturb.validate import validate
+from tests.support.projects import EXPECTED_TESTS, PROJECTS, project_baseline
 
 ID = "proxy-imports"
-_BASELINES: dict[str, tuple[Path, object]] = {}
 PACKAGES = {"click": "src/click", "toolz": "toolz"}
-
-
-def _baseline(project: str):
-    if project not in _BASELINES:
-        version, cmd = PROJECTS[project]
-        tree = fetch_sdist(project, version)
-        _BASELINES[project] = (tree, run_baseline(tree, cmd, repeat=2))
-    return _BASELINES[project]
 
 
 def _case(project: str, seed: int, fraction: float, options: dict):
@@ -50,7 +40,7 @@ def _case(project: str, seed: int, fraction: float, options: dict):
     ],
 )
 def test_proxied_project_keeps_every_outcome(project: str, seed: int, fraction: float, options: dict, tmp_path: Path):
-    tree, baseline = _baseline(project)
+    tree, baseline = project_baseline(project)
     modules = [rel for rel in python_files(tree)[0] if rel.startswith(PACKAGES[project] + "/")]
     config = ApplyConfig([ID], fraction=fraction, file_fraction=0.0, targets=modules, seed=seed, options={ID: options})
     report = apply_tree(tree, tmp_path / "variant", config)
@@ -81,7 +71,7 @@ print(sorted(failed))
 @pytest.mark.slow
 @pytest.mark.xdist_group("click")
 def test_importing_every_module_of_the_proxied_package_fails_nowhere_new(tmp_path: Path):
-    tree, _ = _baseline("click")
+    tree, _ = project_baseline("click")
     apply_tree(tree, tmp_path / "variant", ApplyConfig([ID], fraction=1.0, file_fraction=1.0, seed=3))
     code = WALK.format(package="click")
 

@@ -21,21 +21,11 @@ import pytest
 from repoanchor.perturb.files import python_files
 from repoanchor.perturb.results import Applied, Failed
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from repoanchor.perturb.validate import run_baseline, validate
-from tests.support.projects import EXPECTED_TESTS, PROJECTS
-from tests.support.pypi import fetch_sdist
+from repoanchor.perturb.validate import validate
+from tests.support.projects import EXPECTED_TESTS, PROJECTS, project_baseline
 
 ID = "runtime-target-masking"
 PACKAGES = {"click": "src/click", "toolz": "toolz"}
-_BASELINES: dict[str, tuple[Path, object]] = {}
-
-
-def _baseline(project: str):
-    if project not in _BASELINES:
-        version, cmd = PROJECTS[project]
-        tree = fetch_sdist(project, version)
-        _BASELINES[project] = (tree, run_baseline(tree, cmd, repeat=2))
-    return _BASELINES[project]
 
 
 def _modules(tree: Path, project: str) -> list[str]:
@@ -53,7 +43,7 @@ def _case(project: str, seed: int, options: dict):
     [_case("click", 0, {}), _case("click", 1, {"decoys": 5}), _case("toolz", 0, {}), _case("toolz", 3, {"decoys": 1})],
 )
 def test_masked_project_keeps_every_outcome(project: str, seed: int, options: dict, tmp_path: Path):
-    tree, baseline = _baseline(project)
+    tree, baseline = project_baseline(project)
     modules = _modules(tree, project)
     config = ApplyConfig([ID], file_fraction=0.0, targets=modules, seed=seed, options={ID: options})
     report = apply_tree(tree, tmp_path / "variant", config)
@@ -87,7 +77,7 @@ print(json.dumps({"failed": failed, "opened": sorted(opened), "modules": sorted(
 @pytest.mark.slow
 @pytest.mark.xdist_group("click")
 def test_importing_every_listed_module_fails_nowhere_new_and_never_touches_a_decoy(tmp_path: Path):
-    tree, _ = _baseline("click")
+    tree, _ = project_baseline("click")
     report = apply_tree(tree, tmp_path / "variant", ApplyConfig([ID], file_fraction=1.0, seed=2))
 
     def walk(root: Path) -> dict:

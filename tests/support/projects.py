@@ -28,3 +28,17 @@ PROJECTS: dict[str, tuple[str, str]] = {
 # Test cases each suite reports in junit under the versions above; assertions allow some slack
 # because other pytest or Python versions skip or split a few.
 EXPECTED_TESTS = {"more-itertools": 664, "toolz": 180, "click": 611}
+
+_BASELINES: dict[str, tuple] = {}
+
+
+def project_baseline(project: str):
+    """(extracted tree, baseline run twice) of a real project, computed once per test process."""
+    from repoanchor.perturb.validate import run_baseline
+    from tests.support.pypi import fetch_sdist
+
+    if project not in _BASELINES:
+        version, cmd = PROJECTS[project]
+        tree = fetch_sdist(project, version)
+        _BASELINES[project] = (tree, run_baseline(tree, cmd, repeat=2))
+    return _BASELINES[project]
