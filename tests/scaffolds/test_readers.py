@@ -1,0 +1,271 @@
+"""Trajectory readers: every shared real trajectory, the OpenCode shapes from the offline reference, bad files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from repoanchor.scaffolds.readers import read_many, read_trajectory
+from repoanchor.scaffolds.trajectory import (
+    OUTPUT_EXCERPT_CHARS,
+    TRAJECTORY_FORMAT,
+    Action,
+    ModelTurn,
+    Trajectory,
+    TrajectoryError,
+    load,
+    save,
+)
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "trajectories"
+SHARED_FILES = sorted(SHARED.glob("*/*.traj.json")) if SHARED.is_dir() else []
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _independent_counts(raw: dict) -> tuple[int, int]:
+    """(executed actions, format errors) counted from the raw file without the reader's regex.
+
+    Text mode: a response runs iff it holds exactly one "```bash" fence. Tool mode: one action per tool call.
+    """
+    assistants = [message for message in raw["messages"] if message["role"] == "assistant"]
+    if any(message.get("tool_calls") for message in assistants):
+        return sum(len(message["tool_calls"]) for message in assistants), 0
+    fences = [str(message["content"]).count("```bash\n") for message in assistants]
+    return sum(1 for n in fences if n == 1), sum(1 for n in fences if n != 1)
+
+
+@pytest.mark.skipif(not SHARED_FILES, reason=f"no shared trajectories found under {SHARED}")
+@pytest.mark.parametrize("path", SHARED_FILES, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_every_shared_trajectory_parses_with_matching_counts(path: Path):
+    raw = json.loads(path.read_text())
+    trajectory = read_trajectory(path)
+    actions, format_errors = _independent_counts(raw)
+
+    assert len(trajectory.actions) == actions
+    assert trajectory.format_errors == format_errors
+    assert trajectory.source_format == f"mini-swe-agent-{path.parent.name.rsplit('-', 1)[1]}"
+    assert trajectory.exit_status == raw["info"]["exit_status"]
+    assert trajectory.cost == pytest.approx(raw["info"]["model_stats"]["instance_cost"])
+    assert trajectory.api_calls == raw["info"]["model_stats"]["api_calls"]
+    assert trajectory.instance_id == raw["instance_id"]
+    assert trajectory.model == raw["info"]["config"]["model"]["model_name"]
+    assert trajectory.input_tokens > 0
+    assert trajectory.output_tokens > 0
+    assert [action.index for action in trajectory.actions] == list(range(actions))
+    assert all(action.command for action in trajectory.actions)
+    assert all(len(action.output_excerpt) < OUTPUT_EXCERPT_CHARS + 100 for action in trajectory.actions)
+    assert sum(turn.n_actions for turn in trajectory.turns) == actions
+    if raw["info"]["exit_status"] == "Submitted":
+        assert trajectory.submission == raw["info"]["submission"]
+        assert "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in trajectory.actions[-1].command
+
+
+@pytest.mark.skipif(not SHARED_FILES, reason=f"no shared trajectories found under {SHARED}")
+def test_exit_codes_come_from_the_observations():
+    v2 = next(path for path in SHARED_FILES if path.parent.name == "mini-swe-agent-v2")
+    raw = json.loads(v2.read_text())
+    replies = {m["tool_call_id"]: m["extra"]["returncode"] for m in raw["messages"] if m["role"] == "tool"}
+    trajectory = read_trajectory(v2)
+    for action in trajectory.actions:
+        call_id = action.tool_input.get("tool_call_id")
+        assert call_id is None or action.exit_code == replies[call_id]
+    assert sum(action.exit_code is not None for action in trajectory.actions) == len(replies)
+
+    v1 = next(path for path in SHARED_FILES if path.parent.name == "mini-swe-agent-v1")
+    first = read_trajectory(v1).actions[0]
+    assert first.exit_code == 0
+    assert "<returncode>" not in first.output_excerpt
+
+
+@pytest.mark.skipif(not SHARED_FILES, reason=f"no shared trajectories found under {SHARED}")
+def test_a_crashed_run_keeps_its_exit_status_and_no_submission():
+    crashed = [read_trajectory(path) for path in SHARED_FILES if "reasoner" in path.name]
+    assert crashed, "expected the deepseek-reasoner run that ended in InternalServerError"
+    assert crashed[0].exit_status == "InternalServerError"
+    assert crashed[0].submission is None
+
+
+def _write_json(path: Path, document: object) -> Path:
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_text_mode_skips_responses_with_zero_or_several_blocks(tmp_path: Path):
+    block = "```bash\n{}\n```"
+    document = {
+        "info": {"exit_status": "LimitsExceeded", "model_stats": {"instance_cost": 0.5, "api_calls": 4}},
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "task"},
+            {"role": "assistant", "content": "THOUGHT: look\n\n" + block.format("ls")},
+            {"role": "user", "content": "<returncode>2</returncode>\n<output>\nls: no\n</output>"},
+            {"role": "assistant", "content": "I think I am done."},
+            {"role": "user", "content": "Please always provide EXACTLY ONE action, found 0 actions."},
+            {"role": "assistant", "content": block.format("cat a") + "\n" + block.format("cat b")},
+            {"role": "user", "content": "Please always provide EXACTLY ONE action, found 2 actions."},
+            {"role": "assistant", "content": "again\n```mswea_bash_command\npytest -q\n```"},
+            {"role": "user", "content": "<returncode>0</returncode>\n<output>\n1 passed\n</output>"},
+        ],
+    }
+    trajectory = read_trajectory(_write_json(tmp_path / "text.traj.json", document))
+    assert trajectory.source_format == "mini-swe-agent-v1"
+    assert [(a.command, a.exit_code, a.turn_index) for a in trajectory.actions] == [("ls", 2, 0), ("pytest -q", 0, 3)]
+    assert trajectory.actions[0].output_excerpt == "ls: no"
+    assert trajectory.format_errors == 2
+    assert [turn.format_error for turn in trajectory.turns] == [False, True, True, False]
+    assert trajectory.exit_status == "LimitsExceeded"
+    assert trajectory.submission is None
+
+
+def test_tool_mode_gives_one_action_per_parallel_call_and_counts_format_errors(tmp_path: Path):
+    def call(call_id: str, command: str) -> dict:
+        arguments = json.dumps({"command": command})
+        return {"id": call_id, "type": "function", "function": {"name": "bash", "arguments": arguments}}
+
+    usage = {"prompt_tokens": 100, "completion_tokens": 10}
+    document = {
+        "trajectory_format": "mini-swe-agent-1.1",
+        "info": {"model_stats": {"instance_cost": 0.02, "api_calls": 3}, "config": {"model": {"model_name": "m"}}},
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "task"},
+            {"role": "user", "content": "No tool calls found", "extra": {"interrupt_type": "FormatError"}},
+            {
+                "role": "assistant",
+                "content": "two at once",
+                "tool_calls": [call("c1", "ls"), call("c2", "cat x.py")],
+                "extra": {"cost": 0.01, "response": {"usage": usage}},
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "..", "extra": {"raw_output": "x.py\n", "returncode": 0}},
+            {"role": "tool", "tool_call_id": "c2", "content": "..", "extra": {"raw_output": "nope", "returncode": 1}},
+            {"role": "assistant", "content": "submit", "tool_calls": [call("c3", "echo COMPLETE_TASK")]},
+            {"role": "exit", "content": "diff", "extra": {"exit_status": "Submitted", "submission": "diff"}},
+        ],
+    }
+    trajectory = read_trajectory(_write_json(tmp_path / "tools.traj.json", document))
+    assert trajectory.source_format == "mini-swe-agent-v2"
+    assert [(a.command, a.exit_code, a.turn_index) for a in trajectory.actions] == [
+        ("ls", 0, 1),
+        ("cat x.py", 1, 1),
+        ("echo COMPLETE_TASK", None, 2),
+    ]
+    assert trajectory.format_errors == 1
+    assert (trajectory.exit_status, trajectory.submission, trajectory.model) == ("Submitted", "diff", "m")
+    assert (trajectory.input_tokens, trajectory.output_tokens) == (100, 10)
+
+
+def test_opencode_event_stream():
+    trajectory = read_trajectory(FIXTURES / "opencode-run-events.jsonl")
+    assert trajectory.source_format == "opencode-events"
+    assert trajectory.session_id == "ses_fixture01"
+    assert [(a.tool, a.turn_index) for a in trajectory.actions] == [
+        ("glob", 0),
+        ("grep", 0),
+        ("read", 1),
+        ("edit", 1),
+        ("bash", 2),
+    ]
+    read, bash = trajectory.actions[2], trajectory.actions[4]
+    assert read.tool_error
+    assert read.output_excerpt == "File not found: /repo/nope.py"
+    assert (bash.command, bash.exit_code, bash.tool_error) == ("echo to-stderr >&2; exit 3", 3, False)
+    assert len(trajectory.turns) == 4
+    assert trajectory.exit_status == "Finished"
+    assert trajectory.cost == pytest.approx(0.00208 + 0.00213 + 0.00224 + 0.00278)
+    assert trajectory.input_tokens == 2000 + 2050 + 2160 + 2700
+    assert trajectory.output_tokens == 40 + 50 + 40 + 40
+
+
+def test_opencode_error_event_sets_exit_status():
+    trajectory = read_trajectory(FIXTURES / "opencode-run-error.jsonl")
+    assert trajectory.exit_status == "APIError"
+    assert len(trajectory.actions) == 1
+
+
+def test_opencode_stream_cut_off_before_the_end_is_incomplete(tmp_path: Path):
+    lines = (FIXTURES / "opencode-run-events.jsonl").read_text().splitlines()
+    short = tmp_path / "short.jsonl"
+    short.write_text("\n".join(lines[:8]) + "\n")
+    trajectory = read_trajectory(short)
+    assert trajectory.exit_status == "Incomplete"
+    assert len(trajectory.actions) == 4
+
+
+def test_opencode_session_export():
+    trajectory = read_trajectory(FIXTURES / "opencode-export.json")
+    assert trajectory.source_format == "opencode-export"
+    assert (trajectory.session_id, trajectory.model) == ("ses_fixture03", "fake/fake-model")
+    assert trajectory.exit_status == "Finished"
+    assert [a.tool for a in trajectory.actions] == ["read", "edit", "bash"]
+    assert trajectory.actions[2].exit_code == 0
+    assert trajectory.cost == pytest.approx(0.0035)
+    assert [turn.n_actions for turn in trajectory.turns] == [2, 1, 0]
+
+
+@pytest.mark.parametrize("fixture", ["opencode-export.json", "opencode-run-events.jsonl"])
+def test_truncated_file_raises_naming_the_file(tmp_path: Path, fixture: str):
+    text = (FIXTURES / fixture).read_text()
+    cut = tmp_path / f"cut-{fixture}"
+    cut.write_text(text[: len(text) // 2])
+    with pytest.raises(TrajectoryError, match="truncated") as caught:
+        read_trajectory(cut)
+    assert str(cut) in str(caught.value)
+
+
+def test_non_json_and_unknown_json_raise_naming_the_file(tmp_path: Path):
+    text_file = tmp_path / "notes.traj.json"
+    text_file.write_text("this is not json\n")
+    with pytest.raises(TrajectoryError, match="not valid JSON") as caught:
+        read_trajectory(text_file)
+    assert str(text_file) in str(caught.value)
+
+    other = _write_json(tmp_path / "resolved.json", {"django__django-1": True})
+    with pytest.raises(TrajectoryError, match="unrecognised trajectory"):
+        read_trajectory(other)
+    with pytest.raises(TrajectoryError, match="empty file"):
+        read_trajectory(_write_text(tmp_path / "empty.json", ""))
+
+
+def _write_text(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_read_many_continues_past_bad_files(tmp_path: Path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    missing = tmp_path / "missing.json"
+    paths = [FIXTURES / "opencode-export.json", bad, missing, FIXTURES / "opencode-run-events.jsonl"]
+    result = read_many(paths)
+    assert [t.source_format for t in result.trajectories] == ["opencode-export", "opencode-events"]
+    assert [error.path for error in result.errors] == [str(bad), str(missing)]
+
+
+def test_long_output_is_bounded_and_marked(tmp_path: Path):
+    long_output = "x" * (OUTPUT_EXCERPT_CHARS * 3)
+    event = {"type": "tool_use", "part": {"tool": "bash", "state": {"status": "completed", "output": long_output}}}
+    trajectory = read_trajectory(_write_json(tmp_path / "one.json", [event]))
+    action = trajectory.actions[0]
+    assert action.output_truncated
+    assert len(action.output_excerpt) < OUTPUT_EXCERPT_CHARS + 100
+    assert "characters elided" in action.output_excerpt
+
+
+def test_save_load_round_trip_and_version_check(tmp_path: Path):
+    trajectory = read_trajectory(FIXTURES / "opencode-run-events.jsonl")
+    saved = save(trajectory, tmp_path / "out" / "run.json")
+    assert load(saved) == trajectory
+    assert json.loads(saved.read_text())["format"] == TRAJECTORY_FORMAT
+
+    future = json.loads(saved.read_text()) | {"format": "repoanchor.trajectory/99"}
+    _write_json(saved, future)
+    with pytest.raises(TrajectoryError, match="expected format"):
+        load(saved)
+
+
+@pytest.mark.parametrize("model", [Trajectory, Action, ModelTurn])
+def test_every_schema_field_is_documented(model):
+    undocumented = [name for name, field in model.model_fields.items() if not field.description]
+    assert undocumented == []

@@ -1,0 +1,161 @@
+"""The step classifier against hand labels and one edge case per STEPS.md rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from repoanchor.scaffolds.shell import ShellParseError, split_commands
+from repoanchor.scaffolds.steps import PHASE, Label, classify
+
+LABELS = Path(__file__).with_name("labelled_commands.jsonl")
+
+
+def test_hand_labelled_commands_agree():
+    rows = [json.loads(line) for line in LABELS.read_text().splitlines() if line.strip()]
+    assert len(rows) >= 150
+    wrong = []
+    for row in rows:
+        label = classify("bash", row["command"])
+        if label.category != row["category"]:
+            wrong.append((row["source"], row["command"][:120], row["category"], label))
+    for item in wrong:
+        print("DISAGREE", *item)
+    assert 1 - len(wrong) / len(rows) >= 0.95, wrong
+
+
+CASES = [
+    # OpenCode tool types map directly.
+    ("read", "src/a.py", "read", "tool-read"),
+    ("grep", "def foo", "search", "tool-grep"),
+    ("glob", "**/*.py", "search", "tool-glob"),
+    ("list", ".", "search", "tool-list"),
+    ("edit", "{}", "edit", "tool-edit"),
+    ("write", "{}", "edit", "tool-write"),
+    ("apply_patch", "*** Begin Patch", "edit", "tool-apply_patch"),
+    ("todowrite", "[]", "other", "tool-other"),
+    # search
+    ("bash", "ls -la", "search", "search-command"),
+    ("bash", "find . -name '*.py'", "search", "search-command"),
+    ("bash", "rg -n foo src", "search", "search-command"),
+    ("bash", "git grep -n foo", "search", "git-grep"),
+    ("bash", "wc -l src/*.py", "search", "search-command"),
+    ("bash", "which python", "search", "search-command"),
+    ("bash", "pip show requests", "search", "pip-locate"),
+    ("bash", "find . -exec grep -l foo {} \\;", "search", "search-command"),
+    ("bash", "find . -name '*.py' | xargs grep -l foo", "search", "search-command"),
+    # read
+    ("bash", "cat a.py", "read", "read-command"),
+    ("bash", "sed -n '10,20p' a.py", "read", "sed-print"),
+    ("bash", "nl -ba a.py | sed -n '1,5p'", "read", "read-command"),
+    ("bash", "awk 'NR>=3 && NR<=9' a.py", "read", "awk-print"),
+    ("bash", "git diff", "read", "git-diff"),
+    ("bash", "git --no-pager log -3", "read", "git-log"),
+    ("bash", "git stash list", "read", "git-stash-view"),
+    ("bash", 'python -c "import inspect, m; print(inspect.getsource(m.f))"', "read", "python-c-prints-source"),
+    ("bash", "python -c \"print(open('a.py').read())\"", "read", "python-c-prints-source"),
+    # edit
+    ("bash", "sed -i 's/a/b/' a.py", "edit", "sed-in-place"),
+    ("bash", "sed -i.bak -e 's/a/b/' a.py", "edit", "sed-in-place"),
+    ("bash", "perl -pi -e 's/a/b/' a.py", "edit", "perl-in-place"),
+    ("bash", "echo x > a.txt", "edit", "redirect-write"),
+    ("bash", "echo x >> a.txt", "edit", "redirect-write"),
+    ("bash", "echo x | tee a.txt", "edit", "tee-file"),
+    ("bash", "cat > r.py <<'EOF'\nprint(1 > 0)\nEOF", "edit", "redirect-write"),
+    ("bash", "cat <<EOF > r.py\nx = 1\nEOF\npython r.py", "edit", "redirect-write"),
+    ("bash", "python - <<'EOF'\nopen('a.py', 'w').write('x')\nEOF", "edit", "python-heredoc-writes"),
+    ("bash", "python -c \"from pathlib import Path; Path('a').write_text('x')\"", "edit", "python-c-writes"),
+    ("bash", "python -c \"import shutil; shutil.copy('a', 'b')\"", "edit", "python-c-writes"),
+    ("bash", "python -c \"f = open('a', mode='a'); f.write('x')\"", "edit", "python-c-writes"),
+    ("bash", "python apply_fix.py", "edit", "python-patch-script"),
+    ("bash", "patch -p1 < fix.diff", "edit", "file-op"),
+    ("bash", "git apply fix.patch", "edit", "git-apply"),
+    ("bash", "git checkout -- a.py", "edit", "git-checkout"),
+    ("bash", "git stash", "edit", "git-stash"),
+    ("bash", "git restore a.py", "edit", "git-restore"),
+    ("bash", "cp a.py a.py.bak", "edit", "file-op"),
+    ("bash", "mkdir -p out && touch out/x", "edit", "file-op"),
+    ("bash", "find . -name '*.pyc' -delete", "edit", "find-delete"),
+    ("bash", "find . -name '*.py' -exec sed -i 's/a/b/' {} +", "edit", "sed-in-place"),
+    # /dev/null and fd duplication are not writes.
+    ("bash", "python r.py > /dev/null 2>&1", "test", "python-script"),
+    ("bash", "grep foo a.py 2>/dev/null", "search", "search-command"),
+    ("bash", "ls &> /dev/null", "search", "search-command"),
+    # test
+    ("bash", "pytest -q tests", "test", "test-runner"),
+    ("bash", "python -m pytest tests/test_a.py -x", "test", "python-m-test"),
+    ("bash", "tox -e py311", "test", "test-runner"),
+    ("bash", "./runtests.py expressions", "test", "test-runner"),
+    ("bash", "python tests/runtests.py expressions", "test", "python-script"),
+    ("bash", "python manage.py test", "test", "python-script"),
+    ("bash", "python reproduce.py", "test", "python-script"),
+    ("bash", 'python -c "import pkg; print(pkg.f(1))"', "test", "python-c-runs-code"),
+    ("bash", "make", "test", "test-runner"),
+    ("bash", "python setup.py build_ext --inplace", "test", "python-script"),
+    ("bash", "npm test", "test", "npm-test"),
+    ("bash", "bin/test sympy/core", "test", "run-script"),
+    # other
+    ("bash", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached", "other", "submit"),
+    ("bash", "submit", "other", "submit"),
+    ("bash", "pip install -e .", "other", "pip-install"),
+    ("bash", "python -m pip install pytest", "other", "pip-install"),
+    ("bash", "apt-get install -y gcc", "other", "environment"),
+    ("bash", "python --version", "other", "python-version"),
+    ("bash", 'python -c "import numpy; print(numpy.__version__)"', "other", "python-c-version"),
+    ("bash", "echo $PATH", "other", "environment"),
+    ("bash", "pwd", "other", "environment"),
+    ("bash", "sleep 5", "other", "environment"),
+    ("bash", "cd /testbed", "other", "cd"),
+    ("bash", "frobnicate --all", "other", "unknown-command"),
+    ("bash", "", "other", "empty"),
+    # compound commands: edit > test > search > read > other; a leading cd is ignored.
+    ("bash", "cd /testbed && grep -n foo a.py", "search", "search-command"),
+    ("bash", "cat a.py | grep foo", "search", "search-command"),
+    ("bash", "ls; cat a.py", "search", "search-command"),
+    ("bash", "python r.py || cat log.txt", "test", "python-script"),
+    ("bash", "cat a.py\npytest\nsed -i 's/a/b/' a.py", "edit", "sed-in-place"),
+    ("bash", "(cd sub && pytest)", "test", "test-runner"),
+    ("bash", "echo $(grep -c foo a.py)", "search", "search-command"),
+    ("bash", 'echo "found: $(ls src)"', "search", "search-command"),
+    ("bash", "echo `cat a.py`", "read", "read-command"),
+    ("bash", "timeout 60 python -m pytest", "test", "python-m-test"),
+    ("bash", "FOO=1 python r.py", "test", "python-script"),
+    ("bash", "bash -c 'sed -i s/a/b/ a.py'", "edit", "sed-in-place"),
+    # quoted operators are not operators
+    ("bash", "grep -n '>' a.py", "search", "search-command"),
+    ("bash", "grep -E 'a|b; c && d' a.py", "search", "search-command"),
+    ("bash", "grep foo a.py # && rm a.py", "search", "search-command"),
+    # unbalanced quotes never crash
+    ("bash", "grep -n 'foo a.py", "search", "unparsed-fallback"),
+    ("bash", "echo 'x > a.txt", "edit", "unparsed-fallback"),
+    ("bash", 'frobnicate "oops', "other", "unparsed-fallback"),
+]
+
+
+@pytest.mark.parametrize(("tool", "command", "category", "rule"), CASES)
+def test_rule(tool, command, category, rule):
+    label = classify(tool, command)
+    assert (label.category, label.rule) == (category, rule), label
+    assert label.phase == PHASE[category]
+    assert isinstance(label, Label)
+
+
+def test_label_is_frozen_and_explains_itself():
+    label = classify("bash", "cd /testbed && cat a.py | grep foo")
+    assert label.decided_by == "grep foo"
+    with pytest.raises(AttributeError):
+        label.category = "edit"
+
+
+def test_heredoc_body_is_attached_and_not_parsed_as_commands():
+    commands = split_commands("cat > a.py <<'EOF'\nrm -rf /\nEOF\nls")
+    assert [c.words[0] for c in commands] == ["cat", "ls"]
+    assert commands[0].heredoc == "rm -rf /"
+    assert commands[0].writes == ["a.py"]
+
+
+def test_split_raises_on_unbalanced_quote():
+    with pytest.raises(ShellParseError):
+        split_commands("echo 'x")
