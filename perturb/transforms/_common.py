@@ -332,3 +332,13 @@ def bound_names(module: cst.Module) -> tuple[set[str], bool]:
     scan = _BindingScan()
     walk(scan, module)
     return scan.bound, scan.star_import
+
+
+def unless_rebound(module: cst.Module, ctx, sites: list, names: Iterable[str]) -> list:
+    """`sites`, or none (each skipped with the reason) when the builtins a rewrite relies on may be rebound."""
+    reason = rebound_names(module, ctx.code, names) if sites else None
+    if not reason:
+        return sites
+    for site in sites:
+        ctx.skip(f"rebound builtin: {reason}", site)
+    return []

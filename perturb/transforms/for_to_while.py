@@ -46,7 +46,7 @@ import libcst.matchers as m
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import introspection_in, rebound_names
+from repoanchor.perturb.transforms._common import introspection_in, unless_rebound
 from repoanchor.perturb.walk import walk
 
 BUILTINS = ("iter", "next", "StopIteration")
@@ -240,13 +240,7 @@ class ForToWhile:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        sites = _Collector(ctx).collect(module)
-        reason = rebound_names(module, ctx.code, BUILTINS) if sites else None
-        if reason:
-            for site in sites:
-                ctx.skip(f"rebound builtin: {reason}", site)
-            return []
-        return sites
+        return unless_rebound(module, ctx, _Collector(ctx).collect(module), BUILTINS)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
         return rewrite_sites(module, sites, ctx, _Rewrite(ctx))

@@ -34,7 +34,7 @@ import libcst as cst
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, rewrite_sites
 from repoanchor.perturb.transforms._blocks import BlockCollector, wrap_after_docstring
-from repoanchor.perturb.transforms._common import rebound_names
+from repoanchor.perturb.transforms._common import unless_rebound
 
 MIN_LINES, MAX_LINES = 5, 100
 
@@ -52,12 +52,7 @@ class TryReraiseWrap:
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
         sites = BlockCollector(ctx, module, lines=(MIN_LINES, MAX_LINES), wraps=True).collect(module)
-        reason = rebound_names(module, ctx.code, ("Exception",)) if sites else None
-        if reason:
-            for site in sites:
-                ctx.skip(f"rebound builtin: {reason}", site)
-            return []
-        return sites
+        return unless_rebound(module, ctx, sites, ("Exception",))
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
         return rewrite_sites(module, sites, ctx, _wrap)
