@@ -1,0 +1,136 @@
+"""Models: one litellm wrapper for every real provider, keys from the environment only.
+
+API keys are never passed as arguments or stored: litellm reads them from the environment, and
+`redact` removes every secret-looking environment value from anything before it is recorded.
+Provider failures are `ModelError`s with an infrastructure `kind` (server_error, timeout,
+unreachable, bad_request), kept apart from agent failure by the runners.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
+MIN_SECRET_CHARS = 8
+
+
+class ModelConfig(BaseModel):
+    model: str
+    """litellm model name, e.g. "openai/gpt-4o" or "anthropic/claude-sonnet-4"."""
+    api_base: str | None = None
+    """OpenAI-compatible base URL (a local server, the scripted server in tests)."""
+    temperature: float = 0.0
+    timeout: float = 120.0
+    """Seconds for one request before it counts as a timeout."""
+    max_retries: int = 0
+    """Retries inside litellm; the runner does its own, classified retries."""
+
+
+class ModelError(RuntimeError):
+    """The provider, not the agent, failed; `kind` classifies the infrastructure error."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+
+
+@dataclass
+class ModelReply:
+    content: str
+    tool_calls: list[dict] = field(default_factory=list)
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+    """USD, when litellm knows the model's price; None otherwise (never guessed)."""
+
+
+class LitellmModel:
+    def __init__(self, config: ModelConfig) -> None:
+        self.config = config
+
+    def query(self, messages: list[dict], tools: list[dict] | None = None) -> ModelReply:
+        litellm = _litellm()
+        kwargs: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": messages,
+            "temperature": self.config.temperature,
+            "timeout": self.config.timeout,
+            "num_retries": self.config.max_retries,
+        }
+        if self.config.api_base:
+            kwargs["api_base"] = self.config.api_base
+        if tools:
+            kwargs["tools"] = tools
+        try:
+            response = litellm.completion(**kwargs)
+        except Exception as exc:  # litellm raises many provider-specific types: classify, never swallow
+            raise ModelError(_kind(exc), redact(str(exc))) from exc
+        return _reply(litellm, response)
+
+
+def _litellm():
+    # Without this litellm fetches a price map from the internet at import time.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    return litellm
+
+
+def _kind(exc: Exception) -> str:
+    """Classify by the whole exception chain: litellm wraps a refused connection in an
+    InternalServerError whose cause is the client's connection error."""
+    names, seen = [], exc
+    while seen is not None and len(names) < 10:
+        names.append(type(seen).__name__)
+        seen = seen.__cause__ or seen.__context__
+    text = " ".join(names) + " " + str(exc)
+    if "Timeout" in text:
+        return "timeout"
+    if "Connect" in text or "ServiceUnavailable" in text:
+        return "unreachable"
+    if any(word in names[0] for word in ("BadRequest", "NotFound", "Authentication")):
+        return "bad_request"
+    return "server_error"
+
+
+def _reply(litellm, response) -> ModelReply:
+    message = response.choices[0].message
+    calls = [call.model_dump() if hasattr(call, "model_dump") else dict(call) for call in (message.tool_calls or [])]
+    usage = getattr(response, "usage", None)
+    try:
+        cost = litellm.completion_cost(completion_response=response)
+    except Exception:  # unknown price: recorded as None rather than a made-up number
+        cost = None
+    return ModelReply(
+        content=message.content or "",
+        tool_calls=calls,
+        input_tokens=getattr(usage, "prompt_tokens", None),
+        output_tokens=getattr(usage, "completion_tokens", None),
+        cost=cost,
+    )
+
+
+def secret_values(environ: dict[str, str] | None = None) -> list[str]:
+    """Values of environment variables whose names look secret (API keys, tokens, passwords)."""
+    environ = os.environ if environ is None else environ
+    values = {v for k, v in environ.items() if SECRET_NAME.search(k) and len(v) >= MIN_SECRET_CHARS}
+    return sorted(values, key=len, reverse=True)
+
+
+def redact(obj: Any, secrets: list[str] | None = None) -> Any:
+    """`obj` with every secret replaced by "***", through nested dicts, lists and strings."""
+    secrets = secret_values() if secrets is None else secrets
+    if isinstance(obj, str):
+        for secret in secrets:
+            obj = obj.replace(secret, "***")
+        return obj
+    if isinstance(obj, dict):
+        return {redact(k, secrets): redact(v, secrets) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(redact(v, secrets) for v in obj)
+    return obj
