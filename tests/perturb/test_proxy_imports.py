@@ -19,17 +19,10 @@ import yaml
 
 from repoanchor.perturb.results import Applied, Failed, Skipped
 from repoanchor.perturb.tree import ApplyConfig, TreeReport, apply_tree
+from tests.support.trees import make_tree
 
 TREES = Path(__file__).parent / "trees" / "proxy-imports"
 ID = "proxy-imports"
-
-
-def make_tree(root: Path, files: dict[str, str | bytes]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode() if isinstance(text, str) else text)
-    return root
 
 
 def proxy(src: Path, out: Path, seed: int = 0, fraction: float = 1.0, **options) -> TreeReport:

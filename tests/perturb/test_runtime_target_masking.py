@@ -20,7 +20,8 @@ import yaml
 from repoanchor.perturb.mirage.masking_decoys import _Texts, make_decoys
 from repoanchor.perturb.results import Applied
 from repoanchor.perturb.tree import ApplyConfig, TreeReport, apply_tree
-from tests.support.masking import ID, PACKAGE, entries, make_tree, mask, reasons, run_py, snapshot
+from tests.support.masking import ID, PACKAGE, entries, mask, reasons, run_py, snapshot
+from tests.support.trees import make_tree
 
 TREES = Path(__file__).parent / "trees" / "runtime-target-masking"
 

@@ -21,7 +21,8 @@ import pytest
 
 from repoanchor.perturb.results import Applied
 from repoanchor.perturb.tree import TreeReport
-from tests.support.masking import PACKAGE, entries, make_tree, mask, reasons, run_py
+from tests.support.masking import PACKAGE, entries, mask, reasons, run_py
+from tests.support.trees import make_tree
 
 PROBE = r"""
 import importlib, inspect, json, logging, pickle, sys

@@ -98,14 +98,6 @@ PACKAGE = {
 }
 
 
-def make_tree(root: Path, files: dict[str, str | bytes]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode() if isinstance(text, str) else text)
-    return root
-
-
 def mask(src: Path, out: Path, seed: int = 0, **options) -> TreeReport:
     config = ApplyConfig([ID], seed=seed, options={ID: options}, check_interpreters=False)
     report = apply_tree(src, out, config)
