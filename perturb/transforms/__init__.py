@@ -95,7 +95,3 @@ def get_transform(spec: str) -> Transform:
 
 def scope_of(spec: str) -> str:
     return getattr(get_transform_class(spec), "scope", "file")
-
-
-def available() -> list[str]:
-    return list(TRANSFORMS)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from repoanchor.perturb.engine import PassSpec, select_sites, transform_source
-from repoanchor.perturb.results import Applied, Failed, Skipped, summarize
+from repoanchor.perturb.results import Applied, Failed, Skipped, outcome_from_dict, outcome_to_dict, summarize
 from repoanchor.perturb.sites import Site
 
 SRC = b"def f(a, b):\n    if a < b:\n        return a\n    return b\n"
@@ -66,3 +66,10 @@ def test_latin1_declared_encoding_round_trips_bytes():
     assert result.new_source is not None
     assert "'z' > s".encode("latin-1") in result.new_source
     assert "caf\xe9".encode("latin-1") in result.new_source
+
+
+def test_outcomes_round_trip_through_their_json_form():
+    passes = [PassSpec("comparison-swap"), PassSpec(f"{BROKEN}.Crashes"), PassSpec("while-unroll")]
+    outcomes = transform_source(SRC, "m.py", passes, fraction=1.0).outcomes
+    assert {type(o) for o in outcomes} == {Applied, Failed, Skipped}
+    assert [outcome_from_dict(outcome_to_dict(o)) for o in outcomes] == outcomes
