@@ -4,6 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# OpenCode is pinned and installed project-locally (a self-contained binary; node is only needed to install it).
+OPENCODE_VERSION := 1.18.33
+OPENCODE := .tools/opencode/node_modules/.bin/opencode
 
 .PHONY: demo test lint bench clean
 
@@ -14,10 +17,15 @@ $(STAMP): pyproject.toml requirements.lock
 	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
-demo: $(STAMP)
+$(OPENCODE):
+	mkdir -p .tools/opencode
+	cd .tools/opencode && npm install --silent --no-audit --no-fund --prefix . opencode-ai@$(OPENCODE_VERSION)
+	$(OPENCODE) --version
+
+demo: $(STAMP) $(OPENCODE)
 	$(BIN)/repoanchor demo
 
-test: $(STAMP)
+test: $(STAMP) $(OPENCODE)
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 lint: $(STAMP)
@@ -27,4 +35,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/perturb_throughput.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .tools .pytest_cache .ruff_cache

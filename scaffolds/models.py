@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from repoanchor.scaffolds.records import InfraError
+
 SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
 MIN_SECRET_CHARS = 8
 
@@ -31,12 +33,8 @@ class ModelConfig(BaseModel):
     """Retries inside litellm; the runner does its own, classified retries."""
 
 
-class ModelError(RuntimeError):
+class ModelError(InfraError):
     """The provider, not the agent, failed; `kind` classifies the infrastructure error."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(f"{kind}: {message}")
-        self.kind = kind
 
 
 @dataclass
