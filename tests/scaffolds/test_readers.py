@@ -18,8 +18,9 @@ from repoanchor.scaffolds.trajectory import (
     load,
     save,
 )
+from tests.support.shared import shared_path
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "trajectories"
+SHARED = shared_path("data", "trajectories")
 SHARED_FILES = sorted(SHARED.glob("*/*.traj.json")) if SHARED.is_dir() else []
 FIXTURES = Path(__file__).parent / "fixtures"
 

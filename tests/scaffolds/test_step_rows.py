@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 
 from repoanchor.evals.cli import app
 from repoanchor.scaffolds.readers import read_trajectory
+from tests.support.shared import shared_path
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "trajectories"
+DATA = shared_path("data", "trajectories")
 TRAJECTORIES = sorted(DATA.glob("*/*.traj.json")) if DATA.is_dir() else []
 runner = CliRunner()
 
