@@ -2,11 +2,12 @@
 
 `render("mini_system")` renders `prompts/mini_system.j2`. A missing variable is an error, never an
 empty string, so a template and its caller cannot drift apart silently. A user template is any
-path ending in `.j2`.
+existing file path.
 """
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from pathlib import Path
 
@@ -26,11 +27,8 @@ def _environment(folder: str) -> jinja2.Environment:
 
 
 def template_path(name: str) -> Path:
-    """A shipped template by name ("mini_system"), or a user's template by path ("my/hint.j2")."""
-    if name.endswith(".j2"):
-        path = Path(name)
-    else:
-        path = HERE / f"{name}.j2"
+    """A user's template by path ("my/hint.j2", any existing file), else a shipped one by name ("mini_system")."""
+    path = Path(name) if Path(name).is_file() else HERE / f"{name}.j2"
     if not path.is_file():
         shipped = ", ".join(sorted(p.stem for p in HERE.glob("*.j2")))
         raise FileNotFoundError(f"no prompt template {name!r} (shipped: {shipped})")
@@ -44,3 +42,25 @@ def render(name: str, **variables) -> str:
 
 def available() -> list[str]:
     return sorted(p.stem for p in HERE.glob("*.j2"))
+
+
+HINT_VARIANTS = ("none", "structural")
+
+
+def hints(variant: str = "none", hints_file: str | None = None) -> str:
+    """The hint section's text: a shipped variant by name, or a user's template file (rendered strictly)."""
+    if hints_file is not None:
+        if not Path(hints_file).is_file():
+            raise FileNotFoundError(f"hints file {str(hints_file)!r} does not exist")
+        return render(str(hints_file)).strip()
+    if variant not in HINT_VARIANTS:
+        raise ValueError(f"unknown hint variant {variant!r}; choose one of {HINT_VARIANTS} or pass a hints file")
+    return render(f"hints/{variant}").strip()
+
+
+def prompt_version(*names: str) -> str:
+    """A short content hash of the named templates: cached stage-1 results are keyed by it."""
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(template_path(name).read_bytes())
+    return digest.hexdigest()[:16]

@@ -36,6 +36,8 @@ class Environment(Protocol):
     name: str
     workdir: str
     """The repository's path as the agent's commands see it."""
+    base: str
+    """The commit the run started from; patches are diffs against it."""
 
     def execute(self, command: str, timeout: float | None = None) -> CommandResult: ...
 
