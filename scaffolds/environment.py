@@ -72,13 +72,19 @@ class LocalWorktree:
     def __init__(self, repo: str | Path, ref: str = "HEAD", *, env: dict[str, str] | None = None) -> None:
         self.repo = Path(repo).resolve()
         if not (self.repo / ".git").exists():
-            raise InfraError("environment_setup", f"{self.repo} is not a git repository (need a commit to diff against)")
+            raise InfraError(
+                "environment_setup", f"{self.repo} is not a git repository (need a commit to diff against)"
+            )
         self.base = git(self.repo, "rev-parse", "--verify", f"{ref}^{{commit}}").strip()
         self.scratch = Path(tempfile.mkdtemp(prefix="repoanchor-run-"))
         self.workdir = str(self.scratch / "repo")
-        (self.scratch / "home" / "tmp").mkdir(parents=True)
-        self.env = command_environment(self.scratch / "home", env)
-        git(self.repo, "worktree", "add", "--detach", "--quiet", self.workdir, self.base)
+        try:
+            (self.scratch / "home" / "tmp").mkdir(parents=True)
+            self.env = command_environment(self.scratch / "home", env)
+            git(self.repo, "worktree", "add", "--detach", "--quiet", self.workdir, self.base)
+        except BaseException:  # a half-built environment must not leave its folder behind
+            self.close()
+            raise
 
     def execute(self, command: str, timeout: float | None = None) -> CommandResult:
         process = subprocess.Popen(
@@ -105,7 +111,9 @@ class LocalWorktree:
         return result.output
 
     def close(self) -> None:
-        subprocess.run(["git", "-C", str(self.repo), "worktree", "remove", "--force", self.workdir], capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(self.repo), "worktree", "remove", "--force", self.workdir], capture_output=True
+        )
         shutil.rmtree(self.scratch, ignore_errors=True)
         subprocess.run(["git", "-C", str(self.repo), "worktree", "prune"], capture_output=True)
 

@@ -17,7 +17,7 @@ def double(x):
     return add(x, x)
 '''
 
-TEST_CALC = '''from calc import add, double
+TEST_CALC = """from calc import add, double
 
 
 def test_add():
@@ -26,7 +26,7 @@ def test_add():
 
 def test_double():
     assert double(4) == 8
-'''
+"""
 
 ISSUE = "add(2, 3) returns -1 instead of 5; add() should return the sum of its arguments."
 FIX_SED = "sed -i 's/return a - b/return a + b/' calc.py"
@@ -62,5 +62,7 @@ def tests_pass_with(repo: Path, patch: str, scratch: Path) -> bool:
     applied = subprocess.run(["git", "-C", str(clone), "apply", "-"], input=patch, text=True, capture_output=True)
     if applied.returncode != 0:
         raise AssertionError(f"patch does not apply: {applied.stderr}")
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=clone, capture_output=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=clone, capture_output=True
+    )
     return run.returncode == 0
