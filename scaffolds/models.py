@@ -31,6 +31,9 @@ class ModelConfig(BaseModel):
     """Seconds for one request before it counts as a timeout."""
     max_retries: int = 0
     """Retries inside litellm; the runner does its own, classified retries."""
+    price_per_million: tuple[float, float] | None = None
+    """(input, output) USD per million tokens; scaffold adapters register it with litellm for models it has
+    no price for (local servers). None: litellm's own price map; a model priced nowhere records cost None."""
 
 
 class ModelError(InfraError):
@@ -67,7 +70,7 @@ class LitellmModel:
         try:
             response = litellm.completion(**kwargs)
         except Exception as exc:  # litellm raises many provider-specific types: classify, never swallow
-            raise ModelError(_kind(exc), redact(str(exc))) from exc
+            raise ModelError(classify_exception(exc), redact(str(exc))) from exc
         return _reply(litellm, response)
 
 
@@ -79,7 +82,7 @@ def _litellm():
     return litellm
 
 
-def _kind(exc: Exception) -> str:
+def classify_exception(exc: Exception) -> str:
     """Classify by the whole exception chain: litellm wraps a refused connection in an
     InternalServerError whose cause is the client's connection error."""
     names, seen = [], exc
@@ -94,6 +97,9 @@ def _kind(exc: Exception) -> str:
     if any(word in names[0] for word in ("BadRequest", "NotFound", "Authentication")):
         return "bad_request"
     return "server_error"
+
+
+_kind = classify_exception  # the earlier private name
 
 
 def _reply(litellm, response) -> ModelReply:

@@ -1,0 +1,225 @@
+"""The mini-swe-agent adapter end to end: mini's real DefaultAgent and LitellmModel, litellm's real HTTP client
+against the scripted server on 127.0.0.1, and our real environments. Nothing of the project is mocked."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from repoanchor import prompts
+from repoanchor.scaffolds import trajectory
+from repoanchor.scaffolds.adapter_mini import MiniSweAgent
+from repoanchor.scaffolds.environment import LocalWorktree
+from repoanchor.scaffolds.environments import EnvironmentConfig, open_environment
+from repoanchor.scaffolds.models import ModelConfig
+from repoanchor.scaffolds.records import Limits, RunRecord
+from repoanchor.scaffolds.registry import SCAFFOLDS
+from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
+from tests.support import bug_repo
+from tests.support.bug_repo import CHECK, FIX_SED, ISSUE, make_bug_repo
+from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
+
+SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+FAST = {"max_retries": 0, "timeout": 2}
+
+
+@pytest.fixture
+def api_key(monkeypatch) -> str:
+    key = f"sk-test-{uuid.uuid4().hex}"
+    monkeypatch.setenv("OPENAI_API_KEY", key)  # litellm's openai/ route needs one; it must reach the server only
+    return key
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_bug_repo(tmp_path)
+
+
+def turn(command: str, index: int = 0) -> Reply:
+    arguments = json.dumps({"command": command})
+    call = {"id": f"call_{index}", "type": "function", "function": {"name": "bash", "arguments": arguments}}
+    return Reply(f"THOUGHT: step {index}", tool_calls=[call])
+
+
+def turns(*commands: str, delay: float = 0.0) -> list[Reply]:
+    replies = [turn(command, index) for index, command in enumerate(commands)]
+    for reply in replies:
+        reply.delay = delay
+    return replies
+
+
+def run_mini(env, api_base: str, out: Path, limits: Limits | None = None, **model) -> RunRecord:
+    config = ModelConfig(model="openai/scripted", api_base=api_base, **model)
+    # The caller renders the user message, as a plain baseline run does; the adapter passes it on verbatim.
+    prompt = prompts.render("task", task=ISSUE, hints="", workdir=env.workdir)
+    return MiniSweAgent().run(prompt, env, config, limits or Limits(), out)
+
+
+def git_out(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(params=["local", "docker"])
+def kind(request) -> str:
+    if request.param == "docker":
+        request.getfixturevalue("docker_engine")  # skips loudly without an engine
+    return request.param
+
+
+def test_registry_names_the_adapter():
+    assert SCAFFOLDS["mini-swe-agent"] is MiniSweAgent
+    assert MiniSweAgent.name == "mini-swe-agent"
+
+
+def test_fixes_the_bug_end_to_end_and_records_everything(api_key, repo, tmp_path, kind):
+    out = tmp_path / "out"
+    commands = ["cat calc.py", FIX_SED, CHECK, SUBMIT]
+    with ScriptedServer(turns(*commands)) as server, open_environment(EnvironmentConfig(kind=kind), repo) as env:
+        record = run_mini(env, server.base_url, out)
+    assert (record.exit_status, record.infra_error, record.environment) == ("Submitted", None, kind)
+    assert (record.steps, record.input_tokens, record.output_tokens) == (4, 40, 20)
+    assert record.cost is None  # the scripted model has no price anywhere: unknown, not 0
+    assert RunRecord.model_validate_json((out / "run.json").read_text()) == record
+    assert (record.trajectory, record.raw) == ("trajectory.json", ["mini.traj.json"])
+    raw = json.loads((out / "mini.traj.json").read_text())
+    assert raw["info"]["exit_status"] == "Submitted"
+    assert "api_key" not in json.dumps(raw["info"]["config"]["model"])
+    normal = trajectory.load(out / "trajectory.json")
+    assert [action.command for action in normal.actions] == commands
+    assert [action.exit_code for action in normal.actions] == [0, 0, 0, None]  # mini adds no output for submit
+    assert "return a - b" in normal.actions[0].output_excerpt
+    assert normal.actions[2].output_excerpt.strip() == "ok"
+    assert bug_repo.tests_pass_with(repo, record.patch, tmp_path)
+    assert "return a - b" in (repo / "calc.py").read_text()  # the original repository is untouched
+    assert git_out(repo, "status", "--porcelain") == ""
+    # What the agent was told: our prompts with the issue, and mini's single bash tool.
+    first = server.requests[0].body
+    assert [message["role"] for message in first["messages"]] == ["system", "user"]
+    assert "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in first["messages"][0]["content"]
+    assert ISSUE in first["messages"][1]["content"]
+    assert env.workdir in first["messages"][1]["content"]
+    assert [tool["function"]["name"] for tool in first["tools"]] == ["bash"]
+    assert first["temperature"] == 0.0
+
+
+def test_the_task_reaches_the_model_verbatim_braces_included(api_key, repo, tmp_path):
+    task = "Fix {{ add }} and {% raw %} in {x}\n"
+    with ScriptedServer(turns(SUBMIT)) as server, LocalWorktree(repo) as env:
+        config = ModelConfig(model="openai/scripted", api_base=server.base_url)
+        MiniSweAgent().run(task, env, config, Limits(), tmp_path)
+    assert server.requests[0].body["messages"][1]["content"] == task
+
+
+def test_step_limit(api_key, repo, tmp_path):
+    with ScriptedServer(turns("ls", "ls", "ls", "ls")) as server, LocalWorktree(repo) as env:
+        record = run_mini(env, server.base_url, tmp_path, Limits(steps=2))
+    assert (record.exit_status, record.steps, server.pending) == ("LimitsExceeded", 2, 2)
+    assert record.infra_error is None
+
+
+def test_cost_limit_with_a_configured_price(api_key, repo, tmp_path):
+    # 10 prompt + 5 completion tokens per scripted call at $1000 per million: $0.015 a call.
+    model = f"openai/priced-{uuid.uuid4().hex[:8]}"  # litellm's registry is process-wide: a fresh name
+    with ScriptedServer(turns("ls", "ls", "ls", "ls")) as server, LocalWorktree(repo) as env:
+        config = ModelConfig(model=model, api_base=server.base_url, price_per_million=(1000.0, 1000.0))
+        record = MiniSweAgent().run(ISSUE, env, config, Limits(cost=0.02), tmp_path)
+    assert (record.exit_status, record.steps) == ("LimitsExceeded", 2)
+    assert record.cost == pytest.approx(0.03)
+    assert [turn.cost for turn in trajectory.load(tmp_path / "trajectory.json").turns] == pytest.approx([0.015] * 2)
+
+
+def test_wall_time_limit(api_key, repo, tmp_path):
+    with ScriptedServer(turns("ls", "ls", "ls", delay=1.2)) as server, LocalWorktree(repo) as env:
+        record = run_mini(env, server.base_url, tmp_path, Limits(wall_seconds=1))
+    assert record.exit_status in ("LimitsExceeded", "TimeExceeded")
+    assert (record.steps, record.infra_error) == (1, None)
+    assert record.wall_seconds < 5
+
+
+def test_replies_without_a_tool_call_end_in_repeated_format_errors(api_key, repo, tmp_path):
+    with ScriptedServer([Reply("I think the bug is in add().")] * 3) as server, LocalWorktree(repo) as env:
+        record = run_mini(env, server.base_url, tmp_path)
+    assert (record.exit_status, record.steps, record.infra_error) == ("RepeatedFormatError", 3, None)
+    assert trajectory.load(tmp_path / "trajectory.json").format_errors == 3
+
+
+def test_a_patch_the_environment_cannot_take_is_recorded_and_the_ending_kept(api_key, repo, tmp_path):
+    # The agent deletes the worktree's git link, so the environment cannot diff: recorded, not raised.
+    with ScriptedServer(turns(FIX_SED, "rm .git", SUBMIT)) as server, LocalWorktree(repo) as env:
+        record = run_mini(env, server.base_url, tmp_path)
+    assert (record.exit_status, record.infra_error, record.patch) == ("Submitted", "environment_patch", "")
+    assert "git diff failed" in record.infra_message
+    assert len(git_out(repo, "worktree", "list").splitlines()) == 1  # and the worktree is still cleaned up
+    assert RunRecord.model_validate_json((tmp_path / "run.json").read_text()) == record
+
+
+def test_a_command_timeout_is_shown_to_the_agent(api_key, repo, tmp_path):
+    with ScriptedServer(turns("sleep 30", SUBMIT)) as server, LocalWorktree(repo) as env:
+        started = time.monotonic()
+        record = run_mini(env, server.base_url, tmp_path, Limits(command_timeout=1))
+    assert time.monotonic() - started < 10
+    assert (record.exit_status, record.infra_error) == ("Submitted", None)
+    observation = server.requests[1].body["messages"][-1]
+    assert observation["role"] == "tool"
+    assert "timed out after 1 seconds" in observation["content"]
+
+
+@pytest.mark.parametrize(
+    ("replies", "model", "kind", "words"),
+    [
+        ([Reply(status=500)] * 3, FAST, "model_server_error", "500"),
+        ([Reply("late", delay=5)], {**FAST, "timeout": 1}, "model_timeout", "Timeout"),
+        ([Reply(status=400)], FAST, "model_bad_request", "400"),
+    ],
+    ids=["server-error", "hang", "bad-request"],
+)
+def test_model_failures_are_infrastructure_errors(api_key, repo, tmp_path, replies, model, kind, words):
+    with ScriptedServer(replies) as server, LocalWorktree(repo) as env:
+        started = time.monotonic()
+        record = run_mini(env, server.base_url, tmp_path, **model)
+    assert time.monotonic() - started < 4
+    assert len(server.requests) == 1  # max_retries=0: one attempt, no hidden client retries
+    assert (record.infra_error, record.exit_status) == (kind, None)
+    assert words in record.infra_message
+    assert RunRecord.model_validate_json((tmp_path / "run.json").read_text()).infra_error == kind
+    assert trajectory.load(tmp_path / "trajectory.json").actions == []
+
+
+def test_an_unreachable_server_is_an_infrastructure_error(api_key, repo, tmp_path):
+    with LocalWorktree(repo) as env:
+        started = time.monotonic()
+        record = run_mini(env, f"http://127.0.0.1:{free_port()}/v1", tmp_path, **FAST)
+    assert time.monotonic() - started < 4
+    assert (record.infra_error, record.exit_status, record.patch) == ("model_unreachable", None, "")
+    assert "Connection" in record.infra_message
+    assert (tmp_path / "run.json").is_file()
+
+
+def test_the_api_key_is_used_but_never_recorded_nor_shown_to_the_agent(api_key, repo, tmp_path):
+    out = tmp_path / "out"
+    with ScriptedServer(turns("env", "echo key=$OPENAI_API_KEY", SUBMIT)) as server, LocalWorktree(repo) as env:
+        record = run_mini(env, server.base_url, out)
+        written = [path for root in (out, env.scratch) for path in root.rglob("*") if path.is_file()]
+        leaks = [path for path in written if api_key.encode() in path.read_bytes()]
+    assert record.exit_status == "Submitted"
+    assert all(request.headers["authorization"] == f"Bearer {api_key}" for request in server.requests)
+    assert len(written) > 5
+    assert leaks == []
+    # The agent never saw it: what the model was sent is unredacted, unlike the files.
+    assert not any(api_key in json.dumps(request.body) for request in server.requests)
+    actions = trajectory.load(out / "trajectory.json").actions
+    assert "OPENAI_API_KEY" not in actions[0].output_excerpt
+    assert "PATH=" in actions[0].output_excerpt
+    assert actions[1].output_excerpt == "key=\n"
