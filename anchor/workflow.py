@@ -8,7 +8,8 @@ with INSTRUCTION.md removed, so it never enters the submission.
 
 What happens when stage 1 does not deliver (documented policy, recorded as `anchor_status`):
 - `ok` / `ok_after_retry`: stage 2 runs.
-- `missing` / `malformed`: no acceptable file after the retry; stage 2 does not run (an anchor failure).
+- `missing` / `empty` / `malformed`: no acceptable file after the retry; stage 2 does not run (an anchor
+  failure).
 - `stage1_limits`: stage 1 hit a step, cost or time limit without an acceptable file; no retry (the budget
   is spent) and stage 2 does not run. With an acceptable file despite the limit, stage 2 runs.
 - `stage1_infra`: the model server or environment failed; nothing more runs (an infrastructure error).
@@ -35,7 +36,7 @@ class AnchoredRecord(BaseModel):
     model_config = ConfigDict(use_attribute_docstrings=True)
 
     anchor_status: str
-    """ok | ok_after_retry | cached | missing | malformed | stage1_limits | stage1_infra"""
+    """ok | ok_after_retry | cached | missing | empty | malformed | stage1_limits | stage1_infra"""
     problems: list[str] = []
     """Why INSTRUCTION.md was rejected (last attempt), when it was."""
     violations: list[dict] = []
@@ -77,6 +78,12 @@ def stage2_prompt(task: str, hints: str, workdir: str, instruction: str) -> str:
     return prompts.render("anchor_stage2", task=task, hints=hints, workdir=workdir, instruction=instruction)
 
 
+def _failure_status(problems: list[str]) -> str:
+    if f"{FILENAME} was not written" in problems:
+        return "missing"
+    return "empty" if f"{FILENAME} is empty" in problems else "malformed"
+
+
 def _hit_limit(record: RunRecord) -> bool:
     return record.exit_status in ("LimitsExceeded", "TimeExceeded")
 
@@ -97,7 +104,7 @@ def run_stage1(scaffold, task, env, model, limits, out: Path, hints: str, result
             result.anchor_status, result.problems = ("ok" if attempt == 1 else "ok_after_retry"), []
             return read_instruction(env)
         problems = result.problems = check.problems
-        result.anchor_status = "missing" if f"{FILENAME} was not written" in problems else "malformed"
+        result.anchor_status = _failure_status(problems)
         if _hit_limit(record):
             result.anchor_status = "stage1_limits"
             return None
@@ -117,6 +124,7 @@ def run_anchored(
     cache: InstructionCache | None = None,
 ) -> AnchoredRecord:
     """Both stages in `env`; writes `out/anchored.json`, `out/INSTRUCTION.md` and each stage's run folder."""
+    out.mkdir(parents=True, exist_ok=True)
     result = AnchoredRecord(anchor_status="missing")
     key = cache.key(env, model.model, prompts.prompt_version(*STAGE1_TEMPLATES), hints) if cache else None
     instruction = cache.get(key) if cache else None

@@ -59,7 +59,9 @@ class ScriptedServer:
         self.push(*replies)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=lambda: self._httpd.serve_forever(poll_interval=0.05), name="scripted-server", daemon=True)
+        self._thread = threading.Thread(
+            target=lambda: self._httpd.serve_forever(poll_interval=0.05), name="scripted-server", daemon=True
+        )
         self._thread.start()
 
     @property

@@ -24,8 +24,8 @@ from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
 from tests.support import bug_repo
 from tests.support.bug_repo import CHECK, FIX_SED, ISSUE, make_bug_repo
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
+from tests.support.scripted import SUBMIT, turns
 
-SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 FAST = {"max_retries": 0, "timeout": 2}
 
 
@@ -39,19 +39,6 @@ def api_key(monkeypatch) -> str:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_bug_repo(tmp_path)
-
-
-def turn(command: str, index: int = 0) -> Reply:
-    arguments = json.dumps({"command": command})
-    call = {"id": f"call_{index}", "type": "function", "function": {"name": "bash", "arguments": arguments}}
-    return Reply(f"THOUGHT: step {index}", tool_calls=[call])
-
-
-def turns(*commands: str, delay: float = 0.0) -> list[Reply]:
-    replies = [turn(command, index) for index, command in enumerate(commands)]
-    for reply in replies:
-        reply.delay = delay
-    return replies
 
 
 def run_mini(env, api_base: str, out: Path, limits: Limits | None = None, **model) -> RunRecord:
@@ -101,7 +88,7 @@ def test_fixes_the_bug_end_to_end_and_records_everything(api_key, repo, tmp_path
     assert [action.exit_code for action in normal.actions] == [0, 0, 0, None]  # mini adds no output for submit
     assert "return a - b" in normal.actions[0].output_excerpt
     assert normal.actions[2].output_excerpt.strip() == "ok"
-    assert bug_repo.tests_pass_with(repo, record.patch, tmp_path)
+    assert bug_repo.patch_passes_tests(repo, record.patch, tmp_path)
     assert "return a - b" in (repo / "calc.py").read_text()  # the original repository is untouched
     assert git_out(repo, "status", "--porcelain") == ""
     # What the agent was told: our prompts with the issue, and mini's single bash tool.

@@ -55,7 +55,7 @@ def make_bug_repo(root: Path) -> Path:
     return repo
 
 
-def tests_pass_with(repo: Path, patch: str, scratch: Path) -> bool:
+def patch_passes_tests(repo: Path, patch: str, scratch: Path) -> bool:
     """Apply `patch` to a fresh clone of `repo` and run its tests; True when they all pass."""
     clone = scratch / "graded"
     subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
