@@ -47,6 +47,65 @@ def steps(
 
 
 @app.command()
+def run(
+    task: Annotated[str, typer.Argument(help="A task directory (task.json + repo/) or DATASET#INSTANCE_ID.")],
+    scaffold: Annotated[str, typer.Option(help="mini (mini-swe-agent) or opencode.")] = "mini",
+    model: Annotated[
+        str, typer.Option(help="litellm model name, e.g. openai/gpt-4o; keys come from the environment.")
+    ] = "",
+    api_base: Annotated[str | None, typer.Option(help="An OpenAI-compatible base URL (local server, proxy).")] = None,
+    anchor: Annotated[bool, typer.Option("--anchor", help="Two stages: write INSTRUCTION.md, then solve.")] = False,
+    hints: Annotated[str, typer.Option(help="Hint variant: none or structural.")] = "none",
+    hints_file: Annotated[Path | None, typer.Option(help="A user hint template (jinja2), instead of --hints.")] = None,
+    env: Annotated[
+        str, typer.Option("--env", help="local (a git worktree) or docker (a network-less container).")
+    ] = "local",
+    image: Annotated[str | None, typer.Option(help="Docker image for --env docker.")] = None,
+    out: Annotated[Path, typer.Option(help="Run folder (created).")] = Path("runs/single"),
+    step_limit: Annotated[int, typer.Option(help="Most model calls (0 = none).")] = 100,
+    cost_limit: Annotated[float, typer.Option(help="Most USD per run (0 = none).")] = 3.0,
+    time_limit: Annotated[float, typer.Option(help="Most wall-clock seconds per run.")] = 1800.0,
+    repo: Annotated[Path | None, typer.Option(help="The repository for a dataset row.")] = None,
+    repo_cache: Annotated[Path | None, typer.Option(help="Folder of clones named owner__name.")] = None,
+    instruction_cache: Annotated[
+        Path | None, typer.Option(help="Reuse accepted INSTRUCTION.md files from here.")
+    ] = None,
+) -> None:
+    """Run one task with one scaffold and model, plainly or with the two-stage RepoAnchor workflow.
+
+    Writes the run folder (records, trajectories, prompts sent, patch.diff, summary.json) and prints the
+    summary as JSON. Exit code 0 when the agent ran to an end, 3 on an infrastructure error, 2 on bad input.
+    """
+    from repoanchor.evals.run_one import RunOptions, run_task
+    from repoanchor.evals.tasks import TaskError, load_task
+    from repoanchor.scaffolds.environments import EnvironmentConfig
+    from repoanchor.scaffolds.models import ModelConfig
+    from repoanchor.scaffolds.records import Limits
+
+    if not model:
+        raise typer.BadParameter("give the model, e.g. --model openai/gpt-4o", param_hint="--model")
+    try:
+        loaded = load_task(task, repo, repo_cache)
+        environment = EnvironmentConfig(kind=env, **({"image": image} if image else {}))
+        options = RunOptions(
+            scaffold=scaffold,
+            model=ModelConfig(model=model, api_base=api_base),
+            limits=Limits(steps=step_limit, cost=cost_limit, wall_seconds=time_limit),
+            environment=environment,
+            anchor=anchor,
+            hints=hints,
+            hints_file=str(hints_file) if hints_file else None,
+            instruction_cache=instruction_cache,
+        )
+        summary = run_task(loaded, options, out)
+    except (TaskError, ValueError, FileNotFoundError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    typer.echo(json.dumps(summary, indent=1))
+    raise typer.Exit(3 if summary["infra_error"] else 0)
+
+
+@app.command()
 def demo() -> None:
     """Run the perturbation engine on a real project and print the validation summary."""
     from repoanchor.evals.demo import run_demo

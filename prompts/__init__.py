@@ -22,6 +22,8 @@ def _environment(folder: str) -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(folder),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
+        trim_blocks=True,  # a block tag's own line break is not part of the prompt
+        lstrip_blocks=True,
         autoescape=False,  # prompts are plain text, not HTML
     )
 

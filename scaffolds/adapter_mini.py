@@ -33,23 +33,26 @@ MESSAGE_CHARS = 2000
 class MiniSweAgent:
     name = "mini-swe-agent"
 
-    def run(self, task: str, env: Environment, model: ModelConfig, limits: Limits, out: Path) -> RunRecord:
+    def run(self, prompt: str, env: Environment, model: ModelConfig, limits: Limits, out: Path) -> RunRecord:
         """Run the agent in `env`; writes run.json, trajectory.json and mini.traj.json into `out`.
 
-        `task` is the whole first user message, already rendered by the caller (task.j2 for a plain run,
+        `prompt` is the whole first user message, already rendered by the caller (task.j2 for a plain run,
         an anchor stage template for RepoAnchor), so it reaches the model exactly as given.
         """
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         for stale in (RAW_FILE, TRAJECTORY_FILE):  # a rerun into the same folder must not report the last run
             (out / stale).unlink(missing_ok=True)
-        record = RunRecord(scaffold=self.name, model=model.model, environment=env.name)
+        system = render("mini_system", workdir=env.workdir)
+        record = RunRecord(
+            scaffold=self.name, model=model.model, environment=env.name, prompt=prompt, system_prompt=system
+        )
         started, agent, priced = time.monotonic(), None, False
         with tempfile.TemporaryDirectory(prefix="repoanchor-mini-") as scratch:
             try:
                 agent, priced = _agent(env, model, limits, out / RAW_FILE, Path(scratch))
                 # Prompts go in as template variables, so mini's jinja never re-reads braces in the task text.
-                info = agent.run(task, system=render("mini_system", workdir=env.workdir))
+                info = agent.run(prompt, system=system)
                 record.exit_status = info.get("exit_status")
             except InfraError as error:  # from the environment: the engine went away, an exec failed
                 _infra(record, error.kind, error.message)
@@ -65,7 +68,7 @@ class MiniSweAgent:
 
 def _agent(env: Environment, model: ModelConfig, limits: Limits, traj: Path, scratch: Path):
     """mini's DefaultAgent with its LitellmModel; returns (agent, whether the model has a known price)."""
-    _prepare_imports(model.max_retries)
+    prepare_imports(model.max_retries)
     import litellm
     from minisweagent.agents.default import DefaultAgent
     from minisweagent.models import get_model
@@ -95,7 +98,7 @@ def _agent(env: Environment, model: ModelConfig, limits: Limits, traj: Path, scr
     ), priced
 
 
-def _prepare_imports(max_retries: int) -> None:
+def prepare_imports(max_retries: int) -> None:
     """The environment mini-swe-agent and litellm read: set before (and, for retries, at) each use."""
     os.environ["MSWEA_SILENT_STARTUP"] = "1"  # else a banner on stdout at import
     if "minisweagent" not in sys.modules:

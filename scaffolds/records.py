@@ -53,6 +53,10 @@ class RunRecord(BaseModel):
     scaffold: str
     model: str
     environment: str
+    prompt: str = ""
+    """The first user message exactly as sent (task, hints, anchor stage text)."""
+    system_prompt: str | None = None
+    """The system prompt we set, when the scaffold takes one from us (mini-swe-agent); OpenCode uses its own."""
     exit_status: str | None = None
     """How the agent's run ended; None when an infrastructure error prevented an ending."""
     infra_error: str | None = None

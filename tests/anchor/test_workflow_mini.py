@@ -16,19 +16,9 @@ from repoanchor.scaffolds.models import ModelConfig
 from repoanchor.scaffolds.records import Limits
 from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
 from tests.support.bug_repo import FIX_SED, ISSUE, make_bug_repo, patch_passes_tests
-from tests.support.scripted import SUBMIT, turns, write_file_command
+from tests.support.scripted import INSTRUCTION_TEXT, SUBMIT, turns, write_file_command
 
-INSTRUCTION = """## Repository map
-calc.py holds the arithmetic helpers; test_calc.py tests them.
-## Candidate files and their roles
-- calc.py: defines add() and double()
-## Dependency and runtime-resolution map
-test_calc.py -> calc.py (plain import)
-## Open uncertainties
-None.
-## Plan
-Make add() return a + b; run the tests.
-"""
+INSTRUCTION = INSTRUCTION_TEXT
 WRITE = write_file_command("INSTRUCTION.md", INSTRUCTION)
 
 

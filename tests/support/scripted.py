@@ -7,6 +7,18 @@ import json
 from repoanchor.scaffolds.scripted_server import Reply
 
 SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+# An INSTRUCTION.md with every required section, for the bug repository of tests/support/bug_repo.py.
+INSTRUCTION_TEXT = """## Repository map
+calc.py holds the arithmetic helpers; test_calc.py tests them.
+## Candidate files and their roles
+- calc.py: defines add() and double()
+## Dependency and runtime-resolution map
+test_calc.py -> calc.py (plain import)
+## Open uncertainties
+None.
+## Plan
+Make add() return a + b; run the tests.
+"""
 
 
 def tool_call(name: str, arguments: dict, index: int = 0) -> dict:

@@ -1,0 +1,102 @@
+"""`repoanchor run`: one task end to end through the real CLI, mini-swe-agent and the scripted server."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from repoanchor.evals.cli import app
+from repoanchor.scaffolds.scripted_server import ScriptedServer
+from tests.support.bug_repo import FIX_SED, ISSUE, make_bug_repo, patch_passes_tests
+from tests.support.scripted import INSTRUCTION_TEXT, SUBMIT, turns, write_file_command
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", f"sk-test-{uuid.uuid4().hex}")
+
+
+@pytest.fixture
+def task_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "task"
+    make_bug_repo(folder)
+    (folder / "task.json").write_text(
+        json.dumps({"instance_id": "demo__calc-1", "problem_statement": ISSUE, "repo_path": "calc"})
+    )
+    return folder
+
+
+def cli(*args: str):
+    return runner.invoke(app, ["run", *args], catch_exceptions=False)
+
+
+def test_a_plain_run_with_structural_hints(task_dir: Path, tmp_path: Path):
+    out = tmp_path / "out"
+    with ScriptedServer(turns(FIX_SED, SUBMIT)) as server:
+        result = cli(
+            str(task_dir),
+            "--model",
+            "openai/scripted",
+            "--api-base",
+            server.base_url,
+            "--hints",
+            "structural",
+            "--out",
+            str(out),
+        )
+        sent = server.requests[0].body["messages"][1]["content"]
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["exit_status"] == "Submitted"
+    assert summary["condition"] == "plain+hints:structural"
+    assert "<hints>" in sent
+    assert json.loads((out / "run.json").read_text())["prompt"] == sent
+    assert patch_passes_tests(task_dir / "calc", (out / "patch.diff").read_text(), tmp_path)
+
+
+def test_an_anchored_run(task_dir: Path, tmp_path: Path):
+    out = tmp_path / "out"
+    replies = [*turns(write_file_command("INSTRUCTION.md", INSTRUCTION_TEXT), SUBMIT), *turns(FIX_SED, SUBMIT)]
+    with ScriptedServer(replies) as server:
+        result = cli(
+            str(task_dir), "--model", "openai/scripted", "--api-base", server.base_url, "--anchor", "--out", str(out)
+        )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["anchor_status"] == "ok"
+    assert summary["steps"] == 4
+    assert (out / "INSTRUCTION.md").is_file()
+    assert "INSTRUCTION.md" not in (out / "patch.diff").read_text()
+
+
+def test_a_model_server_that_is_down_exits_3_with_the_infra_error(task_dir: Path, tmp_path: Path):
+    with ScriptedServer() as server:
+        url = server.base_url
+    result = cli(str(task_dir), "--model", "openai/scripted", "--api-base", url, "--out", str(tmp_path / "out"))
+    assert result.exit_code == 3
+    assert json.loads(result.output)["infra_error"] == "model_unreachable"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["{missing}", "--model", "m"], "neither a task directory nor DATASET#INSTANCE_ID"),
+        (["{task}", "--model", "m", "--scaffold", "aider"], "unknown scaffold 'aider'"),
+        (["{task}", "--model", "m", "--hints", "loud"], "unknown hint variant 'loud'"),
+        (["{task}"], "give the model"),
+        (["{data}#nope", "--model", "m", "--repo", "{task}"], "no row with instance_id 'nope'"),
+    ],
+)
+def test_bad_input_is_named_and_exits_2(task_dir: Path, tmp_path: Path, args, message):
+    data = tmp_path / "rows.jsonl"
+    data.write_text(json.dumps({"instance_id": "x", "problem_statement": "p"}) + "\n")
+    paths = {"missing": str(tmp_path / "absent"), "task": str(task_dir), "data": str(data)}
+    result = runner.invoke(app, ["run", *(a.format(**paths) for a in args)])
+    assert result.exit_code == 2
+    assert message in result.output
