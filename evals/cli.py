@@ -106,6 +106,42 @@ def run(
 
 
 @app.command()
+def analyze(
+    runs: Annotated[
+        list[Path], typer.Argument(help="Run folders or trajectory files (mini-swe-agent v1/v2, OpenCode).")
+    ],
+    out: Annotated[Path, typer.Option(help="Folder for the tables, plots and report.")] = Path("analysis"),
+    condition: Annotated[
+        list[str] | None, typer.Option(help="PATH=NAME: runs under PATH belong to condition NAME (repeatable).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every bootstrap.")] = 0,
+    n_boot: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
+    metadata: Annotated[
+        Path | None, typer.Option(help="A variant's metadata JSON: its path_resolution_map marks decoy/proxy visits.")
+    ] = None,
+) -> None:
+    """Step table, transition matrices with bootstrap CIs, Δp between conditions, drift measures and a report.
+
+    Conditions default to each trajectory's parent folder name. A file that cannot be read is named on
+    stderr and the rest analysed; the exit code is 1 when any file failed.
+    """
+    from repoanchor.evals.analyze import analyze as run_analysis
+
+    mapping = {}
+    for item in condition or []:
+        path, _, name = item.partition("=")
+        if not name:
+            raise typer.BadParameter(f"expected PATH=NAME, got {item!r}", param_hint="--condition")
+        mapping[path] = name
+    roles = json.loads(metadata.read_text()) if metadata else None
+    summary = run_analysis(list(runs), out, conditions=mapping or None, seed=seed, n_boot=n_boot, roles=roles)
+    for error in summary["errors"]:
+        typer.echo(f"error: {error}", err=True)
+    typer.echo(json.dumps({k: v for k, v in summary.items() if k != "errors"}, indent=1, default=str))
+    raise typer.Exit(1 if summary["errors"] else 0)
+
+
+@app.command()
 def demo() -> None:
     """Run the perturbation engine on a real project and print the validation summary."""
     from repoanchor.evals.demo import run_demo
