@@ -47,7 +47,9 @@ def run_task(task: Task, options: RunOptions, out: Path) -> dict:
     scaffold = scaffold_for(options.scaffold)
     hint_text = prompts.hints(options.hints, options.hints_file)
     out.mkdir(parents=True, exist_ok=True)
-    with open_environment(options.environment, task.repo, task.base_commit) as env:
+    # OpenCode runs inside the container: its binary and the model relay's socket are mounted there.
+    mounts = scaffold.mounts() if options.environment.kind == "docker" and hasattr(scaffold, "mounts") else None
+    with open_environment(options.environment, task.repo, task.base_commit, mounts=mounts) as env:
         if options.anchor:
             cache = InstructionCache(options.instruction_cache) if options.instruction_cache else None
             record = run_anchored(

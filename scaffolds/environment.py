@@ -22,12 +22,21 @@ from repoanchor.scaffolds.records import CommandResult, InfraError
 
 # Only these variables reach an agent's commands; everything else (API keys above all) stays out.
 PASSED_VARIABLES = ("PATH", "LANG", "LC_ALL", "TERM", "TZ")
-QUIET_TOOLS = {"PAGER": "cat", "MANPAGER": "cat", "LESS": "-R", "PIP_PROGRESS_BAR": "off", "TQDM_DISABLE": "1"}
+QUIET_TOOLS = {
+    "PAGER": "cat",
+    "MANPAGER": "cat",
+    "LESS": "-R",
+    "PIP_PROGRESS_BAR": "off",
+    "TQDM_DISABLE": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ litter in the worktree
+}
+# Build and cache litter an agent's commands can leave behind; never part of a patch.
+PATCH_EXCLUDES = ":(exclude,glob)**/__pycache__/**' ':(exclude,glob)**/*.py[co]' ':(exclude,glob)**/.pytest_cache/**"
 # `git add -A` into a private index, so the diff includes new files without touching the agent's index.
 PATCH_SCRIPT = (
     'index="$(git rev-parse --absolute-git-dir)/repoanchor-patch-index"; rm -f "$index"; '
     'cp "$(git rev-parse --absolute-git-dir)/index" "$index" 2>/dev/null; export GIT_INDEX_FILE="$index"; '
-    "git -c core.fileMode=false add -A . >/dev/null 2>&1; "
+    f"git -c core.fileMode=false add -A -- . '{PATCH_EXCLUDES}' >/dev/null 2>&1; "
     'git -c core.fileMode=false diff --cached --binary {base}; status=$?; rm -f "$index"; exit $status'
 )
 

@@ -59,6 +59,8 @@ class RunRecord(BaseModel):
     """The system prompt we set, when the scaffold takes one from us (mini-swe-agent); OpenCode uses its own."""
     exit_status: str | None = None
     """How the agent's run ended; None when an infrastructure error prevented an ending."""
+    exit_message: str | None = None
+    """Why the run stopped, in words, when the adapter stopped it (which limit was hit)."""
     infra_error: str | None = None
     """The InfraError kind (model_server_error, model_unreachable, engine_unavailable, missing_binary, ...)."""
     infra_message: str | None = None

@@ -74,6 +74,17 @@ def test_patch_holds_edits_and_new_files_and_applies_to_a_fresh_clone(environmen
     assert environment.execute("git diff --cached --name-only").output == ""
 
 
+def test_bytecode_and_test_caches_never_enter_the_patch(environment) -> None:
+    environment.execute("python3 -c 'import calc' && python3 -B -m compileall -q . ; mkdir -p .pytest_cache/v")
+    environment.execute("mkdir -p pkg/__pycache__ && echo x > pkg/__pycache__/m.cpython-311.pyc && echo y > stray.pyc")
+    environment.execute("echo 'z = 1' > pkg/new.py")
+    patch = environment.patch()
+    assert "pkg/new.py" in patch
+    assert "__pycache__" not in patch
+    assert ".pyc" not in patch
+    assert ".pytest_cache" not in patch
+
+
 def test_original_repository_is_untouched(kind: str, repo: Path) -> None:
     head = git_out(repo, "rev-parse", "HEAD")
     with open_environment(EnvironmentConfig(kind=kind), repo) as env:

@@ -1,0 +1,258 @@
+"""The OpenCode adapter end to end: the real pinned OpenCode binary, its real `@ai-sdk/openai-compatible` client
+through the real model relay to the scripted server on 127.0.0.1, and our real environments. Nothing of the
+project is mocked. Each OpenCode run takes about 5-10 s (startup, one step per scripted reply, the export)."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from repoanchor import prompts
+from repoanchor.scaffolds import trajectory
+from repoanchor.scaffolds.adapter_opencode import EVENTS_FILE, EXPORT_FILE, STDERR_FILE, OpenCode
+from repoanchor.scaffolds.environment import LocalWorktree
+from repoanchor.scaffolds.environments import EnvironmentConfig, open_environment
+from repoanchor.scaffolds.models import ModelConfig
+from repoanchor.scaffolds.opencode_setup import DUMMY_KEY, find_opencode
+from repoanchor.scaffolds.records import InfraError, Limits, RunRecord
+from repoanchor.scaffolds.registry import SCAFFOLDS
+from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
+from tests.support.bug_repo import ISSUE, make_bug_repo, patch_passes_tests
+from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
+
+try:
+    find_opencode()
+except InfraError as missing:  # pragma: no cover - the Makefile installs it
+    pytest.skip(f"OPENCODE NOT INSTALLED: {missing.message}", allow_module_level=True)
+
+FAST = 30
+"""Seconds a failing model server may take to end a run: OpenCode alone retries for ~75 s. A run usually takes
+5-10 s; the margin is for OpenCode's startup (2-9 s measured) on a busy 2-core machine."""
+PRICE = (1000.0, 1000.0)
+"""USD per million tokens: each scripted reply (10 + 5 tokens) costs 0.015."""
+
+
+@pytest.fixture
+def api_key(monkeypatch) -> str:
+    key = f"sk-test-{uuid.uuid4().hex}"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    return key
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_bug_repo(tmp_path)
+
+
+def call(index: int, tool: str, **arguments) -> dict:
+    return {"id": f"call_{index}", "type": "function", "function": {"name": tool, "arguments": json.dumps(arguments)}}
+
+
+def bash(index: int, command: str) -> Reply:
+    return Reply(f"Step {index}.", [call(index, "bash", command=command, description=f"step {index}")])
+
+
+def secret_probe(key: str) -> str:
+    """A command printing the environment and grepping OpenCode's home for the key, without containing it."""
+    half = len(key) // 2
+    return f'env; grep -rlF "$(printf %s {key[:half]} {key[half:]})" "$HOME"; echo "grep-exit=$?"'
+
+
+def fixing_replies(workdir: str, key: str) -> list[Reply]:
+    calc = f"{workdir}/calc.py"
+    return [
+        Reply("Reading the code.", [call(1, "read", filePath=calc)]),
+        Reply("", [call(2, "edit", filePath=calc, oldString="return a - b", newString="return a + b")]),
+        Reply("", [call(3, "bash", command=secret_probe(key), description="look around")]),
+        Reply("", [call(4, "grep", pattern="def add")]),  # needs rg on PATH (else OpenCode tries to download it)
+        Reply("Fixed: add() returns the sum."),
+    ]
+
+
+def run(env, server_url: str, out: Path, limits: Limits | None = None, **model) -> RunRecord:
+    config = ModelConfig(model="openai/scripted", api_base=server_url, **model)
+    prompt = prompts.render("task", task=ISSUE, hints="", workdir=env.workdir)
+    return OpenCode().run(prompt, env, config, limits or Limits(), out)
+
+
+def events(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / EVENTS_FILE).read_text().splitlines()]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_registry_names_the_adapter():
+    assert SCAFFOLDS["opencode"] is OpenCode
+    assert OpenCode.name == "opencode"
+
+
+@pytest.fixture(params=["local", "docker"])
+def kind(request) -> str:
+    if request.param == "docker":
+        request.getfixturevalue("docker_engine")  # skips loudly without an engine
+    return request.param
+
+
+def test_fixes_the_bug_end_to_end_without_exposing_the_key(api_key, repo, tmp_path, kind, monkeypatch):
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-never-passed-0123456789")
+    out = tmp_path / "out"
+    mounts = OpenCode.mounts() if kind == "docker" else None
+    with open_environment(EnvironmentConfig(kind=kind), repo, mounts=mounts) as env:
+        with ScriptedServer(fixing_replies(env.workdir, api_key)) as server:
+            record = run(env, server.base_url, out, price_per_million=PRICE)
+    assert record.exit_status == "Finished", record
+    assert record.infra_error is None
+    assert patch_passes_tests(repo, record.patch, tmp_path)
+    assert (record.steps, record.input_tokens, record.output_tokens) == (5, 50, 25)
+    assert record.cost == pytest.approx(5 * 0.015)
+    assert record.raw == [EVENTS_FILE, EXPORT_FILE, STDERR_FILE]
+    assert json.loads((out / EXPORT_FILE).read_text())["info"]["id"] == events(out)[0]["sessionID"]
+    assert RunRecord.model_validate_json((out / "run.json").read_text()) == record
+
+    saved = trajectory.load(out / record.trajectory)
+    assert saved.source_format == "opencode-export"
+    assert [action.tool for action in saved.actions] == ["read", "edit", "bash", "grep"]
+    assert saved.actions[3].output_excerpt.startswith("Found 1 matches")
+    assert saved.exit_status == "Finished"
+
+    # What the agent was told: the task, through the relay, which swapped OpenCode's dummy key for the real one.
+    assert len(server.requests) == 5
+    assert ISSUE in server.requests[0].body["messages"][-1]["content"]
+    assert {request.headers["authorization"] for request in server.requests} == {f"Bearer {api_key}"}
+    assert server.requests[0].body["model"] == "scripted"  # the openai/ routing prefix is not sent
+
+    # The key is nowhere the agent can look: not in its environment (OpenCode has only the dummy), not in
+    # OpenCode's home, not in any file of the run; and that home is gone afterwards.
+    shown = saved.actions[2].output_excerpt
+    assert "grep-exit=1" in shown
+    assert DUMMY_KEY in shown
+    assert "OPENCODE_DISABLE_MODELS_FETCH=1" in shown
+    assert api_key not in shown
+    assert "MY_SERVICE_TOKEN" not in shown
+    assert not [path for path in out.rglob("*") if api_key in path.read_text(errors="replace")]
+    home = re.search(r"^HOME=(.*)$", shown, re.MULTILINE).group(1)
+    assert kind == "docker" or not Path(home).exists()
+
+
+def test_step_limit_and_the_command_timeout(api_key, repo, tmp_path):
+    out = tmp_path / "out"
+    replies = [bash(0, "echo before; sleep 6; echo too-late"), *(bash(i, f"echo {i}") for i in range(1, 6))]
+    with LocalWorktree(repo) as env, ScriptedServer(replies) as server:
+        record = run(env, server.base_url, out, Limits(steps=2, command_timeout=1.5))
+    assert record.exit_status == "LimitsExceeded"
+    assert record.steps == 2
+    assert record.cost is None  # no price configured: unknown, not the 0 OpenCode computes
+    assert sum(event["type"] == "step_finish" for event in events(out)) == 2
+    assert "step limit 2 reached" in (out / STDERR_FILE).read_text()
+    saved = trajectory.load(out / record.trajectory)
+    assert saved.exit_status == "LimitsExceeded"
+    # OpenCode's bash tool enforces Limits.command_timeout and tells the agent.
+    assert "exceeding timeout 1500 ms" in saved.actions[0].output_excerpt
+    assert "too-late" not in saved.actions[0].output_excerpt
+
+
+def test_cost_limit(api_key, repo, tmp_path):
+    out = tmp_path / "out"
+    with LocalWorktree(repo) as env, ScriptedServer([bash(i, f"echo {i}") for i in range(6)]) as server:
+        record = run(env, server.base_url, out, Limits(cost=0.025), price_per_million=PRICE)
+    assert record.exit_status == "LimitsExceeded"
+    assert record.steps == 2
+    assert record.cost == pytest.approx(0.03)
+    assert "cost limit 0.025 USD reached" in (out / STDERR_FILE).read_text()
+
+
+def test_wall_time_limit_stops_opencode_and_its_commands(api_key, repo, tmp_path, kind):
+    out = tmp_path / "out"
+    mounts = OpenCode.mounts() if kind == "docker" else None
+    command = "touch started; sleep 31.7 & setsid sleep 31.7 & sleep 31.7; echo late"
+    started = time.monotonic()
+    with open_environment(EnvironmentConfig(kind=kind), repo, mounts=mounts) as env:
+        with ScriptedServer([bash(0, command)]) as server:
+            record = run(env, server.base_url, out, Limits(wall_seconds=8))
+        # `31[.]7` matches the sleeps' command lines but not grep's own.
+        left = env.execute("grep -l '31[.]7' /proc/[0-9]*/cmdline", timeout=10).output
+    assert time.monotonic() - started < 8 + 15
+    assert record.exit_status == "LimitsExceeded"
+    assert "wall time limit 8 s reached" in (out / STDERR_FILE).read_text()
+    assert "started" in record.patch  # the command did run before the limit stopped it
+    assert "cmdline" not in left, f"processes left running: {left}"
+
+
+def test_server_errors_end_the_run_fast_as_an_infrastructure_error(api_key, repo, tmp_path, kind):
+    started = time.monotonic()
+    mounts = OpenCode.mounts() if kind == "docker" else None
+    with open_environment(EnvironmentConfig(kind=kind), repo, mounts=mounts) as env:
+        with ScriptedServer([Reply(status=500)] * 8) as server:
+            record = run(env, server.base_url, tmp_path / "out")
+    assert time.monotonic() - started < FAST  # OpenCode alone would retry for ~75 s
+    assert (record.exit_status, record.infra_error) == (None, "model_server_error")
+    assert "answered HTTP 500" in record.infra_message
+    assert len(server.requests) == 2  # stopped after the relay saw two failures in a row, not OpenCode's seven
+
+
+def test_a_hanging_server_times_out(api_key, repo, tmp_path):
+    started = time.monotonic()
+    with LocalWorktree(repo) as env, ScriptedServer([Reply("late", delay=30)] * 3) as server:
+        record = run(env, server.base_url, tmp_path / "out", timeout=1.5)
+    assert time.monotonic() - started < FAST
+    assert (record.exit_status, record.infra_error) == (None, "model_timeout")
+    assert "no answer within 1.5 s" in record.infra_message
+    assert len(server.requests) == 2
+
+
+def test_a_server_that_is_down_is_unreachable(api_key, repo, tmp_path):
+    started = time.monotonic()
+    with LocalWorktree(repo) as env:
+        record = run(env, f"http://127.0.0.1:{free_port()}/v1", tmp_path / "out")
+    assert time.monotonic() - started < FAST
+    assert (record.exit_status, record.infra_error) == (None, "model_unreachable")
+    assert "Connection refused" in record.infra_message
+
+
+def test_an_error_event_ends_the_run_at_once(api_key, repo, tmp_path):
+    # A context overflow is not retried: OpenCode reports it as an `error` event straight away.
+    overflow = {"error": {"message": "context_length_exceeded: too long", "type": "invalid_request_error"}}
+    started = time.monotonic()
+    with LocalWorktree(repo) as env, ScriptedServer([Reply(status=400, body=overflow)] * 3) as server:
+        record = run(env, server.base_url, tmp_path / "out")
+    assert time.monotonic() - started < FAST
+    assert (record.exit_status, record.infra_error) == (None, "model_bad_request")
+    assert "context_length_exceeded" in record.infra_message
+    assert len(server.requests) == 1
+    assert any(event["type"] == "error" for event in events(tmp_path / "out"))
+
+
+def test_opencode_failing_by_itself_is_an_infrastructure_error(api_key, repo, tmp_path, monkeypatch):
+    monkeypatch.setenv("REPOANCHOR_OPENCODE", "/bin/false")
+    with LocalWorktree(repo) as env:
+        record = run(env, "http://127.0.0.1:9/v1", tmp_path / "out")
+    assert (record.exit_status, record.infra_error) == (None, "opencode_failed")
+    assert record.infra_message == "OpenCode exited 1: no output on stderr"
+
+
+def test_a_missing_binary_is_an_infrastructure_error(api_key, repo, tmp_path, monkeypatch):
+    monkeypatch.setenv("REPOANCHOR_OPENCODE", "/nonexistent/opencode")
+    out = tmp_path / "out"
+    with LocalWorktree(repo) as env:
+        record = run(env, "http://127.0.0.1:9/v1", out)
+    assert (record.exit_status, record.infra_error) == (None, "missing_binary")
+    assert "REPOANCHOR_OPENCODE=/nonexistent/opencode" in record.infra_message
+    assert record.trajectory is None
+    assert (out / "run.json").is_file()
+
+
+def test_docker_without_the_mounts_says_what_is_missing(api_key, repo, tmp_path, docker_engine):
+    with open_environment(EnvironmentConfig(kind="docker"), repo) as env:
+        record = run(env, "http://127.0.0.1:9/v1", tmp_path / "out")
+    assert record.infra_error == "environment_setup"
+    assert "mounts=OpenCode.mounts()" in record.infra_message
