@@ -16,6 +16,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel
 
+from repoanchor.evals.datasets import DatasetError, load_dataset
+
 
 class TaskError(ValueError):
     """A task that cannot be loaded; the message names the file and the problem."""
@@ -55,30 +57,23 @@ def load_task_dir(folder: Path) -> Task:
 
 
 def dataset_rows(path: Path) -> list[dict]:
-    if path.suffix == ".parquet":
-        import pandas as pd
-
-        return pd.read_parquet(path).to_dict("records")
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".jsonl":
-        rows = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise TaskError(f"{path}:{number}: not JSON: {exc}") from exc
-        return rows
-    data = json.loads(text)
-    return data if isinstance(data, list) else [data]
+    """The well-formed rows of a dataset file (see `evals.datasets`); malformed rows are left out."""
+    try:
+        return load_dataset(path).rows
+    except DatasetError as exc:
+        raise TaskError(str(exc)) from exc
 
 
 def load_dataset_task(spec: str, repo: Path | None, repo_cache: Path | None) -> Task:
     file, _, instance_id = spec.rpartition("#")
-    rows = [row for row in dataset_rows(Path(file)) if row.get("instance_id") == instance_id]
+    try:
+        loaded = load_dataset(Path(file))
+    except DatasetError as exc:
+        raise TaskError(str(exc)) from exc
+    rows = [row for row in loaded.rows if row.get("instance_id") == instance_id]
     if not rows:
-        raise TaskError(f"{file}: no row with instance_id {instance_id!r}")
+        bad = [str(error) for error in loaded.errors if error.instance_id == instance_id]
+        raise TaskError(f"{file}: {bad[0] if bad else f'no row with instance_id {instance_id!r}'}")
     row = rows[0]
     if repo is None and repo_cache is not None:
         repo = repo_cache / str(row.get("repo", "")).replace("/", "__")

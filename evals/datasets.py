@@ -1,0 +1,196 @@
+"""Loading SWE-bench-format datasets from any of the forms they are published in.
+
+Sources: a parquet file, JSONL, JSON (a list of rows, one row, or an object keyed by instance id), a
+`datasets` `save_to_disk` folder, or a Hugging Face id (`owner/name` or `owner/name:split`). Every row is
+checked for the fields grading needs; a malformed row is reported by instance id (or row number when it
+has none) and the others still load, because one bad row in 2,000 should not hide the other 1,999.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch", "test_patch")
+TEST_LISTS = ("FAIL_TO_PASS", "PASS_TO_PASS")
+HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+(:[\w.-]+)?$")
+
+
+class DatasetError(ValueError):
+    """The source as a whole cannot be read; the message names it and why."""
+
+
+class RowError(BaseModel):
+    row: int
+    """0-based position in the source."""
+    instance_id: str | None = None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.instance_id or f'row {self.row}'}: {self.message}"
+
+
+class DatasetLoad(BaseModel):
+    source: str
+    rows: list[dict[str, Any]]
+    errors: list[RowError]
+
+    def by_id(self) -> dict[str, dict[str, Any]]:
+        return {row["instance_id"]: row for row in self.rows}
+
+
+def load_dataset(source: str | Path, split: str | None = None) -> DatasetLoad:
+    """Load and check every row of `source`; raises DatasetError only when nothing can be read."""
+    raw, errors = _read(source, split)
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for number, item in enumerate(raw):
+        if item is None:
+            continue  # unreadable line, already reported by the reader
+        row, problem = _check(item)
+        if problem is None and row["instance_id"] in seen:
+            problem = "duplicate instance_id"
+        if problem:
+            instance_id = item.get("instance_id") if isinstance(item, dict) else None
+            errors.append(RowError(row=number, instance_id=_text_or_none(instance_id), message=problem))
+            continue
+        seen.add(row["instance_id"])
+        rows.append(row)
+    errors.sort(key=lambda error: error.row)
+    return DatasetLoad(source=str(source), rows=rows, errors=errors)
+
+
+def _read(source: str | Path, split: str | None) -> tuple[list[Any], list[RowError]]:
+    path = Path(source)
+    if path.is_dir():
+        return _read_saved(path, split), []
+    if path.is_file():
+        if path.suffix == ".parquet":
+            return _read_parquet(path), []
+        if path.suffix == ".jsonl":
+            return _read_jsonl(path)
+        return _read_json(path), []
+    if isinstance(source, str) and HUB_ID.match(source):
+        return _read_hub(source, split), []
+    raise DatasetError(f"{source}: no such file or folder, and not a Hugging Face id (owner/name[:split])")
+
+
+def _read_parquet(path: Path) -> list[dict]:
+    import pandas as pd
+
+    try:
+        return pd.read_parquet(path).to_dict("records")
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"{path}: not a readable parquet file: {exc}") from exc
+
+
+def _read_jsonl(path: Path) -> tuple[list[Any], list[RowError]]:
+    rows: list[Any] = []
+    errors = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            errors.append(RowError(row=len(rows), message=f"line {number + 1} is not JSON: {exc}"))
+            rows.append(None)  # keeps row numbers aligned with the other rows
+    return rows, errors
+
+
+def _read_json(path: Path) -> list[Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DatasetError(f"{path}: not JSON: {exc}") from exc
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict) and "instance_id" in data:
+        return [data]
+    if isinstance(data, dict) and all(isinstance(value, dict) for value in data.values()):
+        # Keyed by id: the key stands in for a missing instance_id.
+        return [{"instance_id": key, **value} for key, value in data.items()]
+    raise DatasetError(f"{path}: expected a list of rows, one row, or an object keyed by instance id")
+
+
+def _read_saved(path: Path, split: str | None) -> list[dict]:
+    import datasets
+
+    try:
+        loaded = datasets.load_from_disk(str(path))
+    except (FileNotFoundError, ValueError) as exc:
+        raise DatasetError(f"{path}: not a `datasets` save_to_disk folder: {exc}") from exc
+    return _pick_split(loaded, split, str(path)).to_list()
+
+
+def _read_hub(source: str, split: str | None) -> list[dict]:
+    import datasets
+
+    name, _, named_split = source.partition(":")
+    try:
+        loaded = datasets.load_dataset(name, split=split or named_split or None)
+    except (ConnectionError, OSError, ValueError) as exc:
+        raise DatasetError(
+            f"{source}: could not load from the Hugging Face Hub ({type(exc).__name__}: {exc}); without network, "
+            "download it elsewhere and pass the parquet/JSONL file or a save_to_disk folder instead"
+        ) from exc
+    return _pick_split(loaded, split or named_split or None, source).to_list()
+
+
+def _pick_split(loaded: Any, split: str | None, source: str) -> Any:
+    if not hasattr(loaded, "keys"):  # a single Dataset, not a DatasetDict
+        return loaded
+    names = list(loaded.keys())
+    if split is None and len(names) == 1:
+        return loaded[names[0]]
+    if split not in names:
+        raise DatasetError(f"{source}: name a split with {source}:SPLIT; it has {', '.join(names)}")
+    return loaded[split]
+
+
+def _check(item: Any) -> tuple[dict[str, Any], str | None]:
+    """The normalised row and what is wrong with it, if anything."""
+    if not isinstance(item, dict):
+        return {}, f"not an object but {type(item).__name__}"
+    row = {key: _plain(value) for key, value in item.items()}
+    missing = [key for key in REQUIRED if not isinstance(row.get(key), str) or not row[key].strip()]
+    if missing:
+        return row, f"missing or empty {', '.join(missing)}"
+    for key in TEST_LISTS:
+        tests, problem = _test_list(row.get(key))
+        if problem:
+            return row, f"{key} {problem}"
+        row[key] = tests
+    return row, None
+
+
+def _test_list(value: Any) -> tuple[list[str], str | None]:
+    # SWE-bench stores these as JSON-encoded strings; other tools write real lists.
+    if value is None:
+        return [], "is missing"
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return [], "is a string that is not a JSON list"
+    if not isinstance(value, list) or not all(isinstance(test, str) for test in value):
+        return [], "must be a list of test ids"
+    return value, None
+
+
+def _plain(value: Any) -> Any:
+    """numpy arrays and scalars from parquet become plain Python; NaN (pandas' missing value) becomes None."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

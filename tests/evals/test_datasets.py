@@ -1,0 +1,158 @@
+"""Dataset loading: every published form, per-row checks reported by instance id, the real SWE-bench files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from repoanchor.evals import datasets
+from repoanchor.evals.datasets import DatasetError, load_dataset
+from repoanchor.evals.fixture_project import DATASET_PATH, fixture_rows, materialize_fixture
+from repoanchor.evals.tasks import load_task
+from tests.support.shared import shared_path
+
+
+def good_row(instance_id: str = "acme__widgets-1", **changes) -> dict:
+    row = {
+        "instance_id": instance_id,
+        "repo": "acme/widgets",
+        "base_commit": "a" * 40,
+        "problem_statement": "It breaks.",
+        "patch": "diff --git a/w.py b/w.py\n",
+        "test_patch": "diff --git a/test_w.py b/test_w.py\n",
+        "FAIL_TO_PASS": json.dumps(["test_w.py::test_new"]),
+        "PASS_TO_PASS": [],
+    }
+    return {**row, **changes}
+
+
+def write_jsonl(path: Path, rows: list) -> Path:
+    path.write_text("\n".join(row if isinstance(row, str) else json.dumps(row) for row in rows) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("name", ["SWE-bench_Verified_test", "SWE-bench_Lite_dev", "swebench_dev"])
+def test_shared_parquet_files_load_without_malformed_rows(name):
+    path = shared_path("data", "swebench", f"{name}.parquet")
+    if not path.is_file():
+        pytest.skip(f"no shared SWE-bench data at {path}")
+    loaded = load_dataset(path)
+    assert loaded.errors == []
+    assert all(isinstance(row["FAIL_TO_PASS"], list) and row["FAIL_TO_PASS"] for row in loaded.rows)
+    if name == "SWE-bench_Verified_test":
+        assert len(loaded.rows) == 500
+        assert loaded.by_id()["pallets__flask-5014"]["FAIL_TO_PASS"] == [
+            "tests/test_blueprints.py::test_empty_name_not_allowed"
+        ]
+
+
+def test_fixture_dataset_is_well_formed():
+    loaded = load_dataset(DATASET_PATH)
+    assert loaded.errors == []
+    assert len(loaded.rows) >= 3
+    assert any(len(datasets_files(row["patch"])) >= 2 for row in loaded.rows)
+    for row in loaded.rows:
+        assert row["repo"] == "fixture/ledger"
+        assert not any(name.startswith("tests/") for name in datasets_files(row["patch"]))
+        assert all(name.startswith("tests/") for name in datasets_files(row["test_patch"]))
+
+
+def datasets_files(patch: str) -> list[str]:
+    from repoanchor.evals.grading import patched_files
+
+    return patched_files(patch)
+
+
+def test_materialized_fixture_has_the_shipped_commit(tmp_path):
+    repo, dataset = materialize_fixture(tmp_path)
+    rows = load_dataset(dataset).rows
+    assert {row["base_commit"] for row in rows} == {fixture_rows()[0]["base_commit"]}
+    assert (tmp_path / "fixture__ledger" / ".git").exists()
+    task = load_task(f"{dataset}#fixture__ledger-2", repo_cache=tmp_path)
+    assert task.repo == repo.resolve()
+
+
+def test_malformed_jsonl_rows_are_reported_and_the_rest_load(tmp_path):
+    path = write_jsonl(
+        tmp_path / "d.jsonl",
+        [
+            good_row("ok-1"),
+            "{not json",
+            good_row("no-patch", patch=""),
+            good_row("bad-f2p", FAIL_TO_PASS="test_a, test_b"),
+            {k: v for k, v in good_row("").items() if k != "instance_id"},
+            good_row("ok-1"),
+            good_row("ok-2", PASS_TO_PASS=None),
+            ["a", "list"],
+        ],
+    )
+    loaded = load_dataset(path)
+    assert [row["instance_id"] for row in loaded.rows] == ["ok-1"]
+    messages = [str(error) for error in loaded.errors]
+    assert messages[0].startswith("row 1: line 2 is not JSON")
+    assert messages[1:] == [
+        "no-patch: missing or empty patch",
+        "bad-f2p: FAIL_TO_PASS is a string that is not a JSON list",
+        "row 4: missing or empty instance_id",
+        "ok-1: duplicate instance_id",
+        "ok-2: PASS_TO_PASS is missing",
+        "row 7: not an object but list",
+    ]
+
+
+def test_json_list_single_row_and_keyed_object(tmp_path):
+    (tmp_path / "list.json").write_text(json.dumps([good_row("a"), good_row("b")]))
+    (tmp_path / "one.json").write_text(json.dumps(good_row("a")))
+    keyed = {"a": {k: v for k, v in good_row().items() if k != "instance_id"}, "b": good_row("b")}
+    (tmp_path / "keyed.json").write_text(json.dumps(keyed))
+    assert [r["instance_id"] for r in load_dataset(tmp_path / "list.json").rows] == ["a", "b"]
+    assert [r["instance_id"] for r in load_dataset(tmp_path / "one.json").rows] == ["a"]
+    assert [r["instance_id"] for r in load_dataset(tmp_path / "keyed.json").rows] == ["a", "b"]
+    (tmp_path / "bad.json").write_text('"just a string"')
+    with pytest.raises(DatasetError, match="expected a list of rows"):
+        load_dataset(tmp_path / "bad.json")
+
+
+def test_parquet_with_list_columns(tmp_path):
+    import pandas as pd
+
+    rows = [
+        good_row("a", FAIL_TO_PASS=["t::x"], PASS_TO_PASS=["t::y"]),
+        good_row("b", repo=None, FAIL_TO_PASS=["t::z"], PASS_TO_PASS=[]),
+    ]
+    pd.DataFrame(rows).to_parquet(tmp_path / "d.parquet")
+    loaded = load_dataset(tmp_path / "d.parquet")
+    assert loaded.rows[0]["FAIL_TO_PASS"] == ["t::x"]
+    assert loaded.rows[0]["PASS_TO_PASS"] == ["t::y"]
+    assert [str(e) for e in loaded.errors] == ["b: missing or empty repo"]
+
+
+def test_save_to_disk_folder(tmp_path):
+    import datasets as hf
+
+    hf.Dataset.from_list([good_row("a"), good_row("b")]).save_to_disk(str(tmp_path / "single"))
+    assert [r["instance_id"] for r in load_dataset(tmp_path / "single").rows] == ["a", "b"]
+    both = hf.DatasetDict({"dev": hf.Dataset.from_list([good_row("d")]), "test": hf.Dataset.from_list([good_row("t")])})
+    both.save_to_disk(str(tmp_path / "dict"))
+    assert [r["instance_id"] for r in load_dataset(tmp_path / "dict", split="test").rows] == ["t"]
+    with pytest.raises(DatasetError, match="name a split"):
+        load_dataset(tmp_path / "dict")
+
+
+def test_hub_id_fails_clearly_offline(monkeypatch):
+    import datasets as hf
+
+    def offline(name, split=None):
+        raise ConnectionError(f"Couldn't reach '{name}' on the Hub (LocalEntryNotFoundError)")
+
+    monkeypatch.setattr(hf, "load_dataset", offline)
+    with pytest.raises(DatasetError, match="could not load from the Hugging Face Hub.*parquet/JSONL"):
+        load_dataset("princeton-nlp/SWE-bench_Verified:test")
+
+
+def test_unknown_source(tmp_path):
+    with pytest.raises(DatasetError, match="no such file"):
+        load_dataset(tmp_path / "missing.jsonl")
+    assert datasets.HUB_ID.match("owner/name:split")
