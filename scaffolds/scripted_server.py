@@ -17,7 +17,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -51,8 +51,16 @@ class Request:
 class ScriptedServer:
     """Serves queued `Reply`s on a free port of 127.0.0.1 until closed; usable as a context manager."""
 
-    def __init__(self, replies: Iterable[Reply | str] = (), *, model: str = "scripted") -> None:
+    def __init__(
+        self,
+        replies: Iterable[Reply | str] = (),
+        *,
+        model: str = "scripted",
+        responder: Callable[[dict], Reply] | None = None,
+    ) -> None:
         self.model = model
+        self.responder = responder
+        """Computes each reply from the request body instead of the queue (a policy such as the demo's oracle)."""
         self.requests: list[Request] = []
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
@@ -100,7 +108,9 @@ class ScriptedServer:
     def _next(self, request: Request) -> Reply | None:
         with self._lock:
             self.requests.append(request)
-            return self._replies.popleft() if self._replies else None
+            if self.responder is None:
+                return self._replies.popleft() if self._replies else None
+        return self.responder(request.body)
 
     def completion(self, reply: Reply, serial: int) -> dict:
         message: dict = {"role": "assistant", "content": reply.content}
@@ -155,7 +165,11 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 self._json(400, _error("request body is not JSON", "invalid_request_error"))
                 return
             headers = {k.lower(): v for k, v in self.headers.items()}
-            reply = server._next(Request(path, headers, body))
+            try:
+                reply = server._next(Request(path, headers, body))
+            except Exception as exc:  # a broken policy must fail the request loudly, not hang the client
+                self._json(500, _error(f"scripted server: responder failed: {exc!r}", "server_error"))
+                return
             serial = len(server.requests)
             if reply is None:
                 self._json(500, _error("scripted server: no reply left in the queue", "server_error"))

@@ -104,3 +104,24 @@ def test_litellm_real_client_plain_and_streaming(monkeypatch):
         assert [r.body["model"] for r in server.requests] == ["scripted", "scripted"]
         assert server.requests[1].body["stream"] is True
     assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"
+
+
+def test_a_responder_computes_each_reply_from_the_request():
+    def echo_turns(body: dict) -> Reply:
+        turns = sum(1 for message in body["messages"] if message["role"] == "assistant")
+        if turns > 1:
+            raise RuntimeError("policy has no third turn")
+        return Reply(f"turn {turns}: {body['messages'][-1]['content']}")
+
+    history = [{"role": "user", "content": "hi"}]
+    with ScriptedServer(responder=echo_turns) as server:
+        url = server.base_url + "/chat/completions"
+        first = json.loads(_post(url, {"messages": history})[1])["choices"][0]["message"]["content"]
+        history += [{"role": "assistant", "content": first}, {"role": "user", "content": "again"}]
+        second = json.loads(_post(url, {"messages": history})[1])["choices"][0]["message"]["content"]
+        history += [{"role": "assistant", "content": second}, {"role": "user", "content": "more"}]
+        status, data = _post(url, {"messages": history})
+    assert (first, second) == ("turn 0: hi", "turn 1: again")
+    assert status == 500
+    assert "responder failed" in json.loads(data)["error"]["message"]
+    assert len(server.requests) == 3
