@@ -1,0 +1,202 @@
+"""Runtime facts about a worktree, gathered in a fresh interpreter: the Extend validators' eyes.
+
+Run as a script by the project's own Python (``python -I -B probe.py SPEC OUT``), so it uses
+the standard library only and never imports repoanchor. SPEC (JSON) says what to look at; OUT
+receives what was found. The probe judges nothing: the family modules compare its facts with
+the ground truth. Project code may print, so results go to a file, never to stdout.
+
+- ``proxy``: every chain's entry import, executed as the entry module would run it, next to
+  the original statement; the definition identity of each name; which chain modules got
+  loaded; and, for each erased file, a counterfactual: the next module of its chain is
+  replaced by a stub holding sentinels and the erased module is reloaded. A file that routes
+  through the chain must now hand out the sentinels; a shortcut hands out the real object.
+- ``runtime``: every function and class in a public module, with the files its code lives in,
+  whether that code runs in the module's own globals, its ``__module__`` and ``__qualname__``.
+- ``constants``: each loader binding's value for a key, with its exact type.
+"""
+
+import importlib
+import inspect
+import json
+import os
+import re
+import sys
+import traceback
+import types
+
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def rel(path, root):
+    if not path:
+        return None
+    real = os.path.realpath(path)
+    return os.path.relpath(real, root).replace(os.sep, "/") if real.startswith(root + os.sep) else "<external>"
+
+
+def functions_of(obj):
+    """The plain functions whose code makes up `obj` (a function, or a class's methods)."""
+    if isinstance(obj, types.FunctionType):
+        return [inspect.unwrap(obj)]
+    found = []
+    for member in vars(obj).values() if isinstance(obj, type) else ():
+        for candidate in (member, getattr(member, "__func__", None), getattr(member, "fget", None)):
+            if isinstance(candidate, types.FunctionType):
+                found.append(inspect.unwrap(candidate))
+    return found
+
+
+def identity(obj, root):
+    """What the object *is*, comparable across processes: a definition, a module, or a value."""
+    if isinstance(obj, types.ModuleType):
+        return {"kind": "module", "name": obj.__name__, "file": rel(getattr(obj, "__file__", None), root)}
+    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+        files = sorted({rel(f.__code__.co_filename, root) for f in functions_of(obj)})
+        module = getattr(obj, "__module__", None)
+        if not files and module in sys.modules:
+            files = [rel(getattr(sys.modules[module], "__file__", None), root)]
+        return {"kind": "definition", "module": module, "qualname": obj.__qualname__, "files": files}
+    return {"kind": "value", "type": f"{type(obj).__module__}.{type(obj).__qualname__}", "repr": canonical(obj)[:300]}
+
+
+def canonical(obj, depth=0):
+    """repr that is stable across processes: set elements sorted (their order follows the hash
+    seed) and memory addresses masked (a default repr shows one)."""
+    if depth > 4:
+        return ADDRESS.sub(" at 0x?", repr(obj))
+    if isinstance(obj, (set, frozenset)):
+        return f"{type(obj).__name__}({{{', '.join(sorted(canonical(e, depth + 1) for e in obj))}}})"
+    if type(obj) in (list, tuple):
+        return f"{type(obj).__name__}({', '.join(canonical(e, depth + 1) for e in obj)})"
+    if type(obj) is dict:
+        items = ", ".join(f"{canonical(k, depth + 1)}: {canonical(v, depth + 1)}" for k, v in obj.items())
+        return f"dict({{{items}}})"
+    return ADDRESS.sub(" at 0x?", repr(obj))
+
+
+def error():
+    return traceback.format_exc(limit=6)[-1500:]
+
+
+def run_statement(statement, module, package):
+    if package:
+        importlib.import_module(package)  # a relative import needs its package loaded first
+    namespace = {"__name__": module, "__package__": package, "__builtins__": __builtins__}
+    exec(compile(statement, f"<{module}>", "exec"), namespace)
+    return namespace
+
+
+def probe_proxy(spec, root):
+    chains = []
+    for chain in spec["chains"]:
+        entry = {"id": chain["id"], "error": None, "identities": {}, "same_object": {}}
+        try:
+            expected = run_statement(chain["imported"], chain["entry"], chain["package"])
+            actual = run_statement(f"from {chain['head']} import {', '.join(chain['names'])}", chain["entry"], "")
+            for name in chain["names"]:
+                entry["identities"][name] = identity(actual[name], root)
+                entry["same_object"][name] = actual[name] is expected[name]
+        except BaseException:
+            entry["error"] = error()
+        chains.append(entry)
+    wanted = {m for chain in spec["chains"] for m in chain["modules"]}
+    loaded = {m: m in sys.modules for m in sorted(wanted)}
+    routes = [route(item) for item in spec.get("erased", [])]
+    return {"chains": chains, "loaded": loaded, "routes": routes}
+
+
+class Sentinel:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"<sentinel {self.name}>"
+
+
+def route(item):
+    """Does `module` take `names` from `next`? Swap `next` for a stub of sentinels and look."""
+    result = {"module": item["module"], "error": None, "routed": {}}
+    parent_name, _, leaf = item["next"].rpartition(".")
+    stub = types.ModuleType(item["next"])
+    sentinels = {name: Sentinel(name) for name in item["names"]}
+    stub.__dict__.update(sentinels)
+    saved = sys.modules.get(item["next"])
+    parent = sys.modules.get(parent_name) if parent_name else None
+    saved_attr = getattr(parent, leaf, None) if parent is not None else None
+    sys.modules[item["next"]] = stub
+    if parent is not None:
+        setattr(parent, leaf, stub)
+    try:
+        module = sys.modules.get(item["module"]) or importlib.import_module(item["module"])
+        module = importlib.reload(module)
+        for name in item["names"]:
+            result["routed"][name] = getattr(module, name) is sentinels[name]
+    except BaseException:
+        result["error"] = error()
+    finally:
+        if saved is None:
+            sys.modules.pop(item["next"], None)
+        else:
+            sys.modules[item["next"]] = saved
+        if parent is not None:
+            setattr(parent, leaf, saved_attr)
+    return result
+
+
+def probe_runtime(spec, root):
+    found = []
+    for target in spec["targets"]:
+        entry = {"module": target["module"], "error": None, "definitions": []}
+        try:
+            module = importlib.import_module(target["module"])
+            for name, value in list(vars(module).items()):
+                if isinstance(value, (type, types.FunctionType)):
+                    functions = functions_of(value)
+                    entry["definitions"].append(
+                        {
+                            "name": name,
+                            "kind": "class" if isinstance(value, type) else "function",
+                            "module": getattr(value, "__module__", None),
+                            "qualname": value.__qualname__,
+                            "files": sorted({rel(f.__code__.co_filename, root) for f in functions}),
+                            "module_globals": all(f.__globals__ is vars(module) for f in functions),
+                        }
+                    )
+        except BaseException:
+            entry["error"] = error()
+        found.append(entry)
+    return found
+
+
+def probe_constants(spec):
+    found = []
+    for item in spec["entries"]:
+        entry = {"module": item["module"], "binding": item["binding"], "key": item["key"], "error": None}
+        try:
+            value = getattr(importlib.import_module(item["module"]), item["binding"])[item["key"]]
+            entry.update(type=type(value).__name__, repr=repr(value))
+        except BaseException:
+            entry["error"] = error()
+        found.append(entry)
+    return found
+
+
+def main(spec_path, out_path):
+    with open(spec_path, encoding="utf-8") as handle:
+        spec = json.load(handle)
+    root = os.path.realpath(spec["root"])
+    sys.path[:0] = spec["sys_path"]
+    os.chdir(root)
+    result = {}
+    if "constants" in spec:
+        result["constants"] = probe_constants(spec["constants"])
+    if "runtime" in spec:
+        result["runtime"] = probe_runtime(spec["runtime"], root)
+    if "proxy" in spec:  # last: its counterfactuals swap modules in and out
+        result["proxy"] = probe_proxy(spec["proxy"], root)
+    with open(out_path, "w", encoding="utf-8") as handle:
+        json.dump(result, handle)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
