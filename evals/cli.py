@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from repoanchor.evals.cli_eval import eval_command
 from repoanchor.perturb.cli import app as perturb_app
 
 app = typer.Typer(
@@ -15,6 +16,7 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(perturb_app, name="perturb")
+app.command("eval")(eval_command)
 
 
 @app.command()
