@@ -1,0 +1,115 @@
+"""Grade a run matrix from its files alone: each finished unit's patch against its task's ground truth.
+
+Separate from running and redoable: a unit's grade is `units/<unit_id>/grade.json` (atomic), computed from
+the unit's final `patch.diff` and the suite folder's `ground_truth/` — SWE-bench resolution
+(FAIL_TO_PASS ∪ PASS_TO_PASS) for Perturb/SPT/original tasks, the family's dynamic validator for Extend
+tasks. The patch is applied to a throwaway clone of the task repository, never to the suite. Units that
+ended in an infrastructure error or crashed are not graded (`graded: false`, with the reason), so they
+never count as agent failures.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from repoanchor.evals.grading import grade, run_tests
+from repoanchor.evals.matrix import MatrixConfig, Unit, expand
+from repoanchor.evals.run_matrix import RESULT, UNITS, read_result, write_json_atomic
+from repoanchor.evals.suite_format import GROUND_TRUTH_DIR
+
+GRADE = "grade.json"
+
+
+def unit_patch(folder: Path, result: dict) -> str:
+    """The final attempt's patch (the run folder keeps it as patch.diff)."""
+    final = folder / result["attempts"][-1]["dir"] / "patch.diff"
+    return final.read_text(encoding="utf-8") if final.is_file() else ""
+
+
+def ground_truth(unit: Unit) -> dict:
+    repo = Path(unit.task.repo)
+    suite = repo.parents[1]  # SUITE/repos/<task>
+    return json.loads((suite / GROUND_TRUTH_DIR / f"{repo.name}.json").read_text(encoding="utf-8"))
+
+
+def grade_unit(unit: Unit, result: dict, folder: Path, cache_dir: Path | None) -> dict:
+    record = {"unit_id": unit.unit_id, "suite": unit.suite, "instance_id": unit.instance_id}
+    if result.get("status") != "done":
+        return {**record, "graded": False, "resolved": None, "reason": f"not graded: unit {result.get('status')}"}
+    truth = ground_truth(unit)
+    patch = unit_patch(folder, result)
+    scratch = Path(tempfile.mkdtemp(prefix="repoanchor-grade-"))
+    try:
+        if truth.get("extend"):
+            verdict = _grade_extend(unit, truth, patch, scratch, cache_dir)
+        else:
+            verdict = _grade_swebench(unit, truth, patch, scratch, cache_dir)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {**record, "graded": True, "patch_lines": len(patch.splitlines()), **verdict}
+
+
+def _grade_swebench(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None) -> dict:
+    from repoanchor.perturb.suite_validate import clone, suite_env
+
+    check = clone(Path(unit.task.repo), scratch / "check")
+    run = run_tests(check, truth["row"], patch, suite_env(truth, check, cache_dir))
+    result = grade(truth["row"], run.outcomes, run.status)
+    return {"resolved": result.resolved, "status": result.status, "f2p": result.f2p, "p2p": result.p2p}
+
+
+def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None) -> dict:
+    from repoanchor.evals.grading import apply_patch
+    from repoanchor.perturb.extend import ExtendTask, validate_extend
+    from repoanchor.perturb.suite_extend import grader
+    from repoanchor.perturb.suite_validate import clone, suite_env
+
+    gt_path = scratch / "ground_truth.json"
+    gt_path.write_text(json.dumps(truth["extend"]["ground_truth"]))
+    task = ExtendTask(**truth["extend"]["task"], repo=unit.task.repo.as_posix(), ground_truth=str(gt_path))
+    worktree = clone(Path(unit.task.repo), scratch / "check")
+    applied, log = apply_patch(worktree, patch) if patch.strip() else (True, "")
+    if not applied:
+        return {"resolved": False, "status": "patch_apply_failed", "reasons": [log[-2000:]]}
+    env = suite_env(truth, clone(Path(unit.task.repo), scratch / "env"), cache_dir)
+    timeout = task.validator.test_timeout_s if task.validator else 1800
+    verdict = validate_extend(task, worktree, grader=grader(truth["row"], env, timeout))
+    return {"resolved": verdict.passed, "status": "completed", "reasons": verdict.reasons}
+
+
+def grade_matrix(config: MatrixConfig, *, redo: bool = False, cache_dir: Path | None = None) -> list[dict]:
+    """Grade every finished unit without a grade (all with `redo`); returns every grade, in unit order."""
+    root = Path(config.out) / UNITS
+    grades = []
+    for unit in expand(config):
+        folder = root / unit.unit_id
+        result = read_result(folder / RESULT)
+        if result is None:
+            continue
+        existing = None if redo else _read(folder / GRADE)
+        if existing is None:
+            existing = grade_unit(unit, result, folder, cache_dir)
+            write_json_atomic(folder / GRADE, existing)
+        grades.append(
+            {
+                **existing,
+                "scaffold": unit.scaffold,
+                "model": unit.model,
+                "condition": unit.condition,
+                "repeat": unit.repeat,
+                "exit_status": result.get("exit_status"),
+                "cost": result.get("cost"),
+                "steps": (result.get("summary") or {}).get("steps"),
+            }
+        )
+    return grades
+
+
+def _read(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):  # absent or torn: grade again
+        return None
