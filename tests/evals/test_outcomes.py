@@ -1,0 +1,79 @@
+"""Outcome tables: Wilson rates per group and paired comparisons on hand-made grade records."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from repoanchor.evals.outcomes import comparisons, grades_frame, resolve_rates
+from repoanchor.evals.stats import mcnemar_midp
+
+
+def grades(failures_when_perturbed_plain: int = 4) -> tuple[list[dict], dict]:
+    records = []
+    for i, (suite, condition) in itertools.product(
+        range(6), itertools.product(["original", "perturb"], ["plain", "anchor"])
+    ):
+        resolved = not (suite == "perturb" and condition == "plain" and i < failures_when_perturbed_plain)
+        records.append(
+            {
+                "unit_id": f"{i}-{suite}-{condition}",
+                "suite": suite,
+                "instance_id": f"{suite}-{i}",
+                "graded": True,
+                "resolved": resolved,
+                "scaffold": "mini",
+                "model": "m",
+                "condition": condition,
+                "repeat": 1,
+            }
+        )
+    records.append(
+        {
+            "unit_id": "lost",
+            "suite": "perturb",
+            "instance_id": "perturb-9",
+            "graded": False,
+            "resolved": None,
+            "scaffold": "mini",
+            "model": "m",
+            "condition": "plain",
+            "repeat": 1,
+        }
+    )
+    sources = {f"{suite}-{i}": f"instance-{i}" for suite in ("original", "perturb") for i in range(10)}
+    return records, sources
+
+
+def test_rates_leave_ungraded_units_out_and_count_them():
+    frame = grades_frame(*grades())
+    table = resolve_rates(frame, ["suite", "condition"]).set_index(["suite", "condition"])
+    row = table.loc[("perturb", "plain")]
+    assert (row["resolved"], row["n"], row["ungraded"]) == (2, 6, 1)
+    assert row["low"] < row["rate"] < row["high"]
+    assert table.loc[("original", "plain"), "rate"] == 1.0
+
+
+def test_paired_degradation_and_anchor_effect():
+    frame = grades_frame(*grades())
+    table = comparisons(
+        frame,
+        [
+            ("suite", "original", "perturb", {"condition": "plain"}),
+            ("condition", "plain", "anchor", {"suite": "perturb"}),
+        ],
+    )
+    degradation, anchor = table.to_dict("records")
+    assert degradation["estimate"] == pytest.approx(-4 / 6)
+    assert degradation["low"] < degradation["estimate"] < degradation["high"] < 0
+    assert degradation["discordant"] == "4/0"
+    assert degradation["p_midp"] == pytest.approx(mcnemar_midp(4, 0))
+    assert anchor["estimate"] == pytest.approx(4 / 6)
+    assert anchor["p_holm"] == pytest.approx(min(1.0, 2 * anchor["p_midp"]))
+
+
+def test_no_shared_pairs_gives_no_row():
+    records, sources = grades()
+    frame = grades_frame(records, {})  # without sources, task ids differ across suites: nothing pairs
+    assert comparisons(frame, [("suite", "original", "perturb", {"condition": "plain"})]).empty
