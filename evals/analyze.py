@@ -48,6 +48,7 @@ def analyze(
     forest: pd.DataFrame | None = None,
     phases: tuple[str, ...] = PHASES,
     header: str | None = None,
+    extra_tables: list | None = None,
 ) -> dict:
     """Analyse the trajectories under `paths` into `out`; returns a summary (counts, errors, files written).
 
@@ -55,6 +56,7 @@ def analyze(
     `roles` gives decoy/proxy paths ({path: role} or variant metadata); without it visits are NA.
     `forest` (comparison, estimate, low, high) adds a degradation forest plot to the report.
     `phases` are the phases kept for transitions; add "other" to keep those steps in the sequence.
+    `extra_tables` ((title, frame) pairs, e.g. resolve rates) lead the report's tables.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -77,7 +79,18 @@ def analyze(
     if steps["condition"].nunique() >= 2:
         written["delta_p.csv"] = _csv(deltas, out / "delta_p.csv")
     errors = [str(error) for error in frame.errors]
-    written.update(write_report(out, transitions, deltas, drift, forest=forest, errors=errors, header=header))
+    written.update(
+        write_report(
+            out,
+            transitions,
+            deltas,
+            drift,
+            forest=forest,
+            errors=errors,
+            header=header,
+            extra_tables=extra_tables or [],
+        )
+    )
     return {
         "runs": len(runs),
         "steps": len(steps),

@@ -144,11 +144,28 @@ def analyze(
 
 
 @app.command()
-def demo() -> None:
-    """Run the perturbation engine on a real project and print the validation summary."""
+def demo(
+    out: Annotated[Path, typer.Option(help="Where the fixture, suites, runs and report go (reruns resume).")] = Path(
+        "runs/demo"
+    ),
+    model: Annotated[
+        str | None, typer.Option(help="A litellm model (e.g. openai/gpt-4o) instead of the oracle policy.")
+    ] = None,
+    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL for --model.")] = None,
+    workers: Annotated[int, typer.Option(help="Parallel builds and runs.")] = 2,
+    scaffold: Annotated[list[str] | None, typer.Option(help="Scaffolds to run (repeatable); default both.")] = None,
+) -> None:
+    """The whole pipeline on the embedded ledger fixture, offline: build and validate the Perturb, SPT and
+    Extend suites, run both scaffolds with and without RepoAnchor and with two hint variants, grade,
+    analyse and write the report (runs/demo/report/report.html).
+
+    Without --model the model is an ORACLE policy that applies each task's ground-truth patch, served by
+    the scripted server on 127.0.0.1; every output says so.
+    """
     from repoanchor.evals.demo import run_demo
 
-    raise typer.Exit(run_demo())
+    scaffolds = tuple(scaffold) if scaffold else ("mini-swe-agent", "opencode")
+    raise typer.Exit(run_demo(out, model=model, api_base=api_base, workers=workers, scaffolds=scaffolds))
 
 
 if __name__ == "__main__":

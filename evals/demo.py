@@ -1,66 +1,136 @@
-"""`repoanchor demo`: the perturbation engine on a real project, proven equivalent by its tests.
+"""`make demo`: the whole pipeline on the embedded ledger fixture, offline, in a few minutes.
 
-Downloads toolz 1.0.0 from PyPI once (cached in .cache/), writes a variant with all 14 SPTs at
-phi = 0.7 under runs/demo/, runs toolz's own test suite on both trees and prints what was
-applied, what was skipped and why, and the differential-testing verdict.
+1. Materialise the fixture project (a git repository) and its SWE-bench-format dataset.
+2. Build the suites — the original baseline, RepoMirage-Perturb, SPT variants, RepoMirage-Extend — each
+   task validated by running the project's tests.
+3. Run a matrix: both scaffolds × {plain, anchor} × {no hints, structural hints} on the original and
+   perturbed tasks. With no `--model`, the model is the ORACLE policy (evals/oracle.py) served by the
+   scripted server: it applies each task's ground-truth patch. Every output says so.
+4. Grade every run from its files, analyse trajectories and outcomes, write the report.
+Everything lands under `out` and a rerun resumes (suites and finished runs are reused).
 """
 
 from __future__ import annotations
 
-import shlex
-import shutil
-import sys
+import json
+import os
+import subprocess
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
-from repoanchor.evals.projects import fetch_sdist
-from repoanchor.perturb.metadata import variant_metadata, write_metadata
-from repoanchor.perturb.results import summarize
-from repoanchor.perturb.transforms import SPT_IDS
-from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from repoanchor.perturb.validate import validate
+from repoanchor.evals.oracle import ORACLE_MODEL, OraclePolicy, Truth, patched_files
+from repoanchor.evals.suite_format import GROUND_TRUTH_DIR, read_suite_tasks
 
-PROJECT = ("toolz", "1.0.0")
-TEST_CMD = f"{shlex.quote(sys.executable)} -m pytest -q -p no:randomly toolz/tests"
-KEYWORDS = ["merge_with", "pipe"]
+ORACLE_NOTE = "MODEL: ORACLE POLICY (scripted; applies the ground-truth patch; not a language model)."
+SUITES = ("original", "perturb", "spt", "extend")
+RUN_SUITES = ("original", "perturb")
+CONDITIONS = [
+    {"name": "plain", "anchor": False, "hints": "none"},
+    {"name": "plain+hints", "anchor": False, "hints": "structural"},
+    {"name": "anchor", "anchor": True, "hints": "none"},
+    {"name": "anchor+hints", "anchor": True, "hints": "structural"},
+]
 
 
-def run_demo(workdir: Path = Path("runs/demo"), seed: int = 0) -> int:
+def build_suites(out: Path, workers: int, console: Console) -> dict[str, Path]:
+    from repoanchor.evals.fixture_project import materialize_fixture
+    from repoanchor.evals.suite_original import build_original_suite
+    from repoanchor.perturb.suite_build import build_suite
+
+    fixture = out / "fixture"
+    dataset = fixture / "dataset.jsonl"
+    if not dataset.is_file():
+        materialize_fixture(fixture)
+    suites = {kind: out / "suites" / kind for kind in SUITES}
+    build_original_suite(dataset, suites["original"], repo_cache=fixture)
+    for kind in SUITES[1:]:
+        report = build_suite(dataset, kind, suites[kind], repo_cache=fixture, seed=0, n_variants=2, workers=workers)
+        console.print(f"suite {kind}: {report.tasks} tasks, {report.rejected} rejected ({report.seconds:.0f} s)")
+    return suites
+
+
+def validate_suites(suites: dict[str, Path], workers: int, console: Console) -> dict[str, dict]:
+    from repoanchor.perturb.suite_check import validate_suite
+
+    results = {}
+    for kind in SUITES[1:]:
+        results[kind] = result = validate_suite(suites[kind], workers=workers)
+        console.print(f"validate {kind}: {result['passed']}/{result['tasks']} tasks pass from the suite alone")
+        for failed in result["failed"]:
+            console.print(f"  [red]{failed['task_id']}: {failed['reasons'][:2]}[/]")
+    return results
+
+
+def oracle_truths(suites: list[Path]) -> dict[str, list[Truth]]:
+    truths: dict[str, list[Truth]] = {}
+    for suite in suites:
+        for row in read_suite_tasks(suite):
+            repo = suite / row.repoanchor_repo
+            truth = json.loads((suite / GROUND_TRUTH_DIR / f"{repo.name}.json").read_text(encoding="utf-8"))
+            patch = truth["row"]["patch"]
+            tree = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD^{tree}"], capture_output=True, text=True)
+            truth = Truth(patch=patch, files=patched_files(patch), issue=row.problem_statement)
+            truths.setdefault(tree.stdout.strip(), []).append(truth)
+    return truths
+
+
+def matrix_config(out: Path, suites: list[Path], model: dict, scaffolds: list[str], workers: int):
+    from repoanchor.evals.matrix import MatrixConfig
+
+    return MatrixConfig.model_validate(
+        {
+            "suites": [str(s) for s in suites],
+            "scaffolds": scaffolds,
+            "models": [model],
+            "conditions": CONDITIONS,
+            "repeats": 1,
+            "limits": {"steps": 30, "cost": 0, "wall_seconds": 600, "command_timeout": 120},
+            "workers": workers,
+            "out": str(out / "runs"),
+        }
+    )
+
+
+def run_demo(
+    out: Path = Path("runs/demo"),
+    model: str | None = None,
+    api_base: str | None = None,
+    workers: int = 2,
+    scaffolds: tuple[str, ...] = ("mini-swe-agent", "opencode"),
+) -> int:
+    from repoanchor.evals.executors import LocalPool
+    from repoanchor.evals.run_matrix import run_matrix
+    from repoanchor.scaffolds.scripted_server import ScriptedServer
+
     console = Console()
-    console.rule(f"RepoAnchor demo: all {len(SPT_IDS)} SPTs on {PROJECT[0]} {PROJECT[1]}")
-    src = fetch_sdist(*PROJECT)
-    variant = workdir / "variant"
-    if workdir.exists():
-        shutil.rmtree(workdir)
-    workdir.mkdir(parents=True)
-    config = ApplyConfig(list(SPT_IDS), fraction=0.7, keywords=KEYWORDS, seed=seed)
-    with console.status("transforming"):
-        report = apply_tree(src, variant, config)
-    write_metadata(workdir / "variant.json", variant_metadata(src, config, report))
-    console.print(_summary_table(summarize(report.outcomes)))
-    console.print(
-        f"{len(report.changed_files)} of {report.files_considered} source files changed; "
-        f"metadata in {workdir / 'variant.json'}"
-    )
-    with console.status("running the project's tests on both trees"):
-        verdict = validate(src, variant, TEST_CMD, repeat=2)
-    (workdir / "validation.json").write_text(verdict.to_json() + "\n")
-    console.print(
-        f"differential testing: {verdict.n_compared} tests compared, {len(verdict.changed)} changed, "
-        f"{len(verdict.missing)} missing, {len(verdict.added)} added, {len(verdict.flaky)} flaky, "
-        f"{len(verdict.compile_errors)} compile errors -> "
-        + ("[green]EQUIVALENT[/green]" if verdict.ok else "[red]NOT EQUIVALENT[/red]")
-    )
-    return 0 if verdict.ok else 1
+    out = Path(out).resolve()
+    suites = build_suites(out, workers, console)
+    validate_suites(suites, workers, console)
+    run_suites = [suites[kind] for kind in RUN_SUITES]
+    server = None
+    if model is None:
+        # litellm's openai/ route insists on a key; the oracle's loopback server ignores it. Not a secret.
+        os.environ.setdefault("OPENAI_API_KEY", "oracle-needs-no-key")
+        server = ScriptedServer(responder=OraclePolicy(oracle_truths(run_suites)))
+        spec = {"name": "oracle", "model": ORACLE_MODEL, "api_base": server.base_url}
+        console.print(f"[bold yellow]{ORACLE_NOTE}[/]")
+    else:
+        spec = {"name": model.replace("/", "-"), "model": model, "api_base": api_base}
+    try:
+        config = matrix_config(out, run_suites, spec, list(scaffolds), workers)
+        executor = LocalPool(workers)
+        try:
+            summary = run_matrix(config, executor=executor)
+        finally:
+            executor.close()
+    finally:
+        if server is not None:
+            server.close()
+    console.print(f"matrix: {summary.statuses}")
+    from repoanchor.evals.demo_report import write_demo_report
 
-
-def _summary_table(summary: dict) -> Table:
-    table = Table("transform", "files", "sites", "failed", "skipped (reason: count)", title="What was applied")
-    for transform, entry in summary.items():
-        skipped = ", ".join(f"{reason}: {count}" for reason, count in entry["skipped"].items())
-        table.add_row(
-            transform, str(entry["files_applied"]), str(entry["sites_applied"]), str(entry["failed"]), skipped
-        )
-    return table
+    report = write_demo_report(config, suites, out / "report", ORACLE_NOTE if model is None else f"MODEL: {model}")
+    console.print(report["table"])
+    console.print(f"report: {report['html']}")
+    return 0 if summary.statuses.get("crashed", 0) == 0 else 1

@@ -58,7 +58,7 @@ def _grade_swebench(unit: Unit, truth: dict, patch: str, scratch: Path, cache_di
     check = clone(Path(unit.task.repo), scratch / "check")
     run = run_tests(check, truth["row"], patch, suite_env(truth, check, cache_dir))
     result = grade(truth["row"], run.outcomes, run.status)
-    return {"resolved": result.resolved, "status": result.status, "f2p": result.f2p, "p2p": result.p2p}
+    return {"resolved": result.resolved, "status": result.status, **result.model_dump(include={"f2p", "p2p"})}
 
 
 def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None) -> dict:

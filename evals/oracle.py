@@ -28,6 +28,8 @@ class Truth:
     test_command: str = "python -m pytest -q -p no:cacheprovider"
     files: list[str] = field(default_factory=list)
     """Existing files the patch changes (read before editing)."""
+    issue: str = ""
+    """The task's text: tells apart tasks that share a repository (several instances at one commit)."""
 
 
 def patched_files(patch: str) -> list[str]:
@@ -58,9 +60,9 @@ def _call(index: int, name: str, arguments: dict) -> dict:
 class OraclePolicy:
     """A `ScriptedServer` responder: `ScriptedServer(responder=OraclePolicy(truths))`."""
 
-    def __init__(self, truths: dict[str, Truth]) -> None:
-        self.truths = truths
-        """Repository tree hash (`git rev-parse HEAD^{tree}` of the task's base commit) -> ground truth."""
+    def __init__(self, truths: dict[str, Truth | list[Truth]]) -> None:
+        self.truths = {tree: found if isinstance(found, list) else [found] for tree, found in truths.items()}
+        """Repository tree hash (`git rev-parse HEAD^{tree}` of the task's base commit) -> its tasks' truths."""
 
     def __call__(self, body: dict) -> Reply:
         messages = body.get("messages", [])
@@ -70,17 +72,19 @@ class OraclePolicy:
         user = next((t for m in messages if m.get("role") == "user" for t in _texts([m])), "")
         if turn == 0:
             return self._bash(0, "git rev-parse HEAD^{tree}", opencode)
-        truth = self._identify(messages)
+        truth = self._identify(messages, user)
         if truth is None:
             return self._finish(turn, opencode, "oracle: this repository is not one I know; stopping.")
         plan = self._stage1_plan(truth, opencode) if STAGE1_MARK in user else self._solve_plan(truth, opencode)
         return plan[turn - 1] if turn - 1 < len(plan) else self._finish(turn, opencode, "oracle: done.")
 
-    def _identify(self, messages: list[dict]) -> Truth | None:
+    def _identify(self, messages: list[dict], user: str) -> Truth | None:
         for text in _texts(messages[2:]):
             for found in TREE_HASH.findall(text):
-                if found in self.truths:
-                    return self.truths[found]
+                candidates = self.truths.get(found, [])
+                matching = [truth for truth in candidates if truth.issue and truth.issue.strip() in user]
+                if matching or candidates:
+                    return (matching or candidates)[0]
         return None
 
     def _solve_plan(self, truth: Truth, opencode: bool) -> list[Reply]:

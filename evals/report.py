@@ -139,6 +139,7 @@ def write_report(
     errors: list[str] = (),
     title: str = "RepoAnchor analysis",
     header: str | None = None,
+    extra_tables: list[tuple[str, pd.DataFrame]] = (),
 ) -> dict[str, Path]:
     """Write the PNGs, `report.md` (linking them) and `report.html` (embedding them) into `out`."""
     out.mkdir(parents=True, exist_ok=True)
@@ -155,9 +156,9 @@ def write_report(
         figures.append(("forest.png", "Degradation (estimate and CI)", forest_png(forest[list(FOREST_COLUMNS)])))
     for name, _, png in figures:
         (out / name).write_bytes(png)
-    tables = [("Transition probabilities", transitions), ("Drift by condition", drift_summary(drift))]
+    tables = [*extra_tables, ("Transition probabilities", transitions), ("Drift by condition", drift_summary(drift))]
     if len(delta_p):
-        tables.insert(1, ("Δp between conditions", delta_p))
+        tables.insert(len(extra_tables) + 1, ("Δp between conditions", delta_p))
     if forest is not None and len(forest):
         tables.append(("Degradation", forest))
     lead = [header] if header else []
