@@ -10,12 +10,14 @@ import typer
 
 from repoanchor.evals.cli_eval import eval_command
 from repoanchor.perturb.cli import app as perturb_app
+from repoanchor.perturb.suite_cli import app as suite_app
 
 app = typer.Typer(
     help="RepoAnchor: evaluate coding agents on semantically equivalent rewrites of real repositories.",
     no_args_is_help=True,
 )
 app.add_typer(perturb_app, name="perturb")
+app.add_typer(suite_app, name="suite")
 app.command("eval")(eval_command)
 
 

@@ -1,0 +1,128 @@
+"""The Extend suite: the four `perturb.extend` families cut from an instance's validated Perturb variant.
+
+The Perturb task is built and validated first (levels 1 and 3); its repository is the
+`variant_tree` handed to `build_extend_tasks`, with the original row (so multi_file counts the
+files of the *gold* patch) and the remapped gold patch as the multi_file solution. multi_file is
+graded SWE-bench's way: the test patch on the agent's tree, FAIL_TO_PASS and PASS_TO_PASS must
+pass (`grader`). Each built task was self-checked by the family code (ground truth accepted,
+no change, a decoy and an out-of-scope edit rejected); skipped and rejected families are
+recorded in rejected.jsonl with their reasons.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from repoanchor.evals.grading import grade, run_tests
+from repoanchor.evals.instance_env import EnvSpec
+from repoanchor.perturb.suite_export import TRUTH_FORMAT, dumps, rejection, safe_name, write_atomic
+from repoanchor.perturb.suite_instance import Work, instance_seed
+from repoanchor.perturb.suite_validate import clone, suite_env
+
+# Litter of test runs, never part of an answer (as scaffolds.environment excludes it from patches).
+EXCLUDES = [":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.py[co]", ":(exclude,glob)**/.pytest_cache/**"]
+
+
+def worktree_patch(worktree: Path, base: str) -> str:
+    """The answer in `worktree` as a patch against `base`, untracked files included (private index)."""
+    with tempfile.TemporaryDirectory(prefix="repoanchor-index-") as tmp:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(GIT_INDEX_FILE=str(Path(tmp) / "index"), GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+        for args in (["add", "-A", "--", ".", *EXCLUDES], ["diff", "--cached", "--binary", "--no-renames", base]):
+            proc = subprocess.run(["git", *args], cwd=worktree, env=env, capture_output=True, text=True, check=True)
+        return proc.stdout
+
+
+def grader(row: dict, env: EnvSpec, timeout: float):
+    """multi_file's grader: SWE-bench's verdict on the answer, in a fresh clone of the task repo."""
+    from repoanchor.perturb.extend import ValidationResult
+
+    def grade_answer(task, worktree: Path, gt: dict) -> ValidationResult:
+        task_row = {**row, "instance_id": task.task_id, "base_commit": task.base_commit}
+        patch = worktree_patch(worktree, task.base_commit)
+        with tempfile.TemporaryDirectory(prefix="repoanchor-grade-") as tmp:
+            run = run_tests(clone(Path(task.repo), Path(tmp) / "repo"), task_row, patch, env, timeout)
+        verdict = grade(task_row, run.outcomes, run.status)
+        failing = verdict.f2p.failure + verdict.p2p.failure
+        return ValidationResult(
+            passed=verdict.resolved, reasons=[] if verdict.resolved else [f"{verdict.status}: {failing}"]
+        )
+
+    return grade_answer
+
+
+def build_extend_from_perturb(work: Work, config) -> None:
+    """Turn the instance's accepted Perturb task into Extend tasks (the Perturb task itself is not kept)."""
+    from repoanchor.perturb.extend import FamiliesConfig, build_extend_tasks
+
+    if not work.tasks:
+        return  # the Perturb variant was rejected; its reason is already recorded
+    perturb_task = work.tasks.pop()
+    name = safe_name(perturb_task["instance_id"])
+    variant = work.root / "perturb-variant"
+    (work.export / "repos" / name).rename(variant)
+    truth = json.loads((work.export / "ground_truth" / f"{name}.json").read_text())
+    (work.export / "ground_truth" / f"{name}.json").unlink()
+    families = FamiliesConfig(**{"python": work.env.python, **(config.extend or {})})
+    seed = instance_seed(config.seed, "extend", work.row["instance_id"])
+    tasks = build_extend_tasks(
+        variant, truth["metadata"], work.row, work.root / "extend", families_config=families, seed=seed,
+        gold_patch=truth["row"]["patch"], grader=grader(truth["row"], work.env, work.timeout),
+    )  # fmt: skip
+    for task in tasks:
+        if task.status == "ok":
+            _stage(work, task, truth, seed)
+        else:
+            reason = work.scrub(task.reason or task.status)
+            work.rejected.append(
+                rejection(work.row, "extend", f"extend-{task.status}", reason, task.task_id, family=task.family)
+            )
+
+
+def _stage(work: Work, task, perturb_truth: dict, seed: int) -> None:
+    name = safe_name(task.task_id)
+    Path(task.repo).rename(work.export / "repos" / name)
+    record = task.model_dump(mode="json", exclude={"repo", "ground_truth"})
+    truth = {
+        "format": TRUTH_FORMAT,
+        "task_id": task.task_id,
+        "suite": "extend",
+        "source_instance": work.row["instance_id"],
+        "family": task.family,
+        "seeds": {**perturb_truth["seeds"], "extend_seed": seed},
+        "row": {**perturb_truth["row"], "instance_id": task.task_id, "base_commit": task.base_commit},
+        "gold_patch": perturb_truth["gold_patch"],
+        "extend": {"task": record, "ground_truth": json.loads(Path(task.ground_truth).read_text())},
+        "perturb": {"remap": perturb_truth["remap"], "metadata": perturb_truth["metadata"]},
+    }
+    write_atomic(work.export / "ground_truth" / f"{name}.json", dumps(work.scrub(truth)))
+    # The family's prompt replaces the issue, and the issue's hints are about another task.
+    visible = {key: work.row[key] for key in ("repo", "version", "created_at") if key in work.row}
+    work.tasks.append({**visible, **task.suite_row(f"repos/{name}")})
+
+
+def check_extend_task(repo: Path, truth: dict, scratch: Path, cache_dir: Path | None = None) -> list[str]:
+    """From the suite alone: the ground-truth solution passes the family validator; no change fails."""
+    from repoanchor.perturb.extend import ExtendTask, validate_extend
+    from repoanchor.perturb.extend.base import apply_edit
+
+    scratch.mkdir(parents=True)
+    gt_path = scratch / "ground_truth.json"
+    gt_path.write_text(json.dumps(truth["extend"]["ground_truth"]))
+    task = ExtendTask(**truth["extend"]["task"], repo=str(repo), ground_truth=str(gt_path))
+    env = suite_env(truth, clone(repo, scratch / "env"), cache_dir)
+    grade_answer = grader(truth["row"], env, task.validator.test_timeout_s if task.validator else 1800)
+    reasons = []
+    for case, edit in (("ground truth", truth["extend"]["ground_truth"].get("solution")), ("no change", {})):
+        worktree = clone(repo, scratch / case.replace(" ", "-"))
+        apply_edit(worktree, edit or {})
+        result = validate_extend(task, worktree, grader=grade_answer)
+        if result.passed != (case == "ground truth"):
+            reasons.append(f"{case}: {'accepted' if result.passed else 'rejected: ' + ' | '.join(result.reasons[:3])}")
+        shutil.rmtree(worktree, ignore_errors=True)
+    return reasons
