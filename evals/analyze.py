@@ -49,6 +49,7 @@ def analyze(
     phases: tuple[str, ...] = PHASES,
     header: str | None = None,
     extra_tables: list | None = None,
+    delta_pairs: list[tuple[str, str]] | None = None,
 ) -> dict:
     """Analyse the trajectories under `paths` into `out`; returns a summary (counts, errors, files written).
 
@@ -57,13 +58,14 @@ def analyze(
     `forest` (comparison, estimate, low, high) adds a degradation forest plot to the report.
     `phases` are the phases kept for transitions; add "other" to keep those steps in the sequence.
     `extra_tables` ((title, frame) pairs, e.g. resolve rates) lead the report's tables.
+    `delta_pairs` limits Δp to those (a, b) condition pairs (default: every pair).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     frame = load_steps(list(paths), conditions)
     steps, runs = frame.steps, frame.runs
     transitions = transition_table(steps, phases=phases, seed=seed, n_boot=n_boot)
-    deltas = all_deltas(steps, phases=phases, seed=seed, n_boot=n_boot)
+    deltas = all_deltas(steps, delta_pairs, phases=phases, seed=seed, n_boot=n_boot)
     drift = drift_table(steps, runs, _role_mapping(roles), phases=phases)
     written = {
         "steps.csv": _csv(

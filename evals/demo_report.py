@@ -20,15 +20,24 @@ from repoanchor.evals.report import markdown_table
 from repoanchor.evals.run_matrix import RESULT, UNITS, read_result
 from repoanchor.evals.suite_format import read_suite_tasks
 
+# Δp heatmaps for the comparisons the demo is about (every pair of 8 conditions would be 28 heatmaps).
+DELTA_PAIRS = [
+    ("original/plain", "perturb/plain"),
+    ("perturb/plain", "perturb/anchor"),
+    ("perturb/plain", "perturb/plain+hints"),
+]
 
-def trajectory_conditions(config: MatrixConfig) -> dict[str, str]:
+
+def trajectory_conditions(configs: list[MatrixConfig]) -> dict[str, str]:
     """Each unit's final run folder -> "<suite>/<condition>" for the step analysis."""
-    root = Path(config.out) / UNITS
     mapping = {}
-    for unit in expand(config):
-        result = read_result(root / unit.unit_id / RESULT)
-        if result and result.get("status") == "done":
-            mapping[str(root / unit.unit_id / result["attempts"][-1]["dir"])] = f"{unit.suite}/{unit.condition}"
+    for config in configs:
+        root = Path(config.out) / UNITS
+        for unit in expand(config):
+            result = read_result(root / unit.unit_id / RESULT)
+            if result and result.get("status") == "done":
+                final = root / unit.unit_id / result["attempts"][-1]["dir"]
+                mapping[str(final)] = f"{unit.suite}/{unit.condition}"
     return mapping
 
 
@@ -41,13 +50,13 @@ def comparison_specs(frame: pd.DataFrame) -> list[tuple[str, str, str, dict]]:
     return specs
 
 
-def write_demo_report(config: MatrixConfig, suites: dict[str, Path], out: Path, note: str) -> dict:
-    grades = grade_matrix(config)
+def write_demo_report(configs: list[MatrixConfig], suites: dict[str, Path], out: Path, note: str) -> dict:
+    grades = [grade for config in configs for grade in grade_matrix(config)]
     sources = {row.instance_id: row.repoanchor_source_instance for s in suites.values() for row in read_suite_tasks(s)}
     frame = grades_frame(grades, sources)
     rates = resolve_rates(frame, ["suite", "scaffold", "condition"])
     compared = comparisons(frame, comparison_specs(frame))
-    mapping = trajectory_conditions(config)
+    mapping = trajectory_conditions(configs)
     summary = analyze(
         [Path(p) for p in mapping],
         out,
@@ -56,6 +65,7 @@ def write_demo_report(config: MatrixConfig, suites: dict[str, Path], out: Path, 
         forest=compared if len(compared) else None,
         header=note,
         extra_tables=[("Resolve rates (Wilson 95% CI)", rates), ("Paired comparisons", compared)],
+        delta_pairs=DELTA_PAIRS,
     )
     rates.to_csv(out / "resolve_rates.csv", index=False)
     compared.to_csv(out / "comparisons.csv", index=False)

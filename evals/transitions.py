@@ -163,8 +163,10 @@ def delta_table(
     return pd.DataFrame(rows, columns=list(DELTA_COLUMNS))
 
 
-def all_deltas(steps: pd.DataFrame, **options) -> pd.DataFrame:
-    """`delta_table` for every pair of conditions (a before b in sorted order); empty with fewer than two."""
+def all_deltas(steps: pd.DataFrame, pairs: list[tuple[str, str]] | None = None, **options) -> pd.DataFrame:
+    """`delta_table` for the given (a, b) pairs present in `steps`, or for every pair of conditions (a before b
+    in sorted order); empty with fewer than two."""
     conditions = sorted(steps["condition"].unique())
-    tables = [delta_table(steps, a, b, **options) for a, b in combinations(conditions, 2)]
+    chosen = combinations(conditions, 2) if pairs is None else [p for p in pairs if set(p) <= set(conditions)]
+    tables = [delta_table(steps, a, b, **options) for a, b in chosen]
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(DELTA_COLUMNS))
