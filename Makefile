@@ -34,6 +34,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/perturb_throughput.py
 	$(BIN)/python benchmarks/steps_throughput.py
+	$(BIN)/python benchmarks/analysis_throughput.py
 
 clean:
 	rm -rf $(VENV) .tools .pytest_cache .ruff_cache
