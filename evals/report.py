@@ -80,7 +80,9 @@ def effort_png(drift: pd.DataFrame) -> bytes:
 
 def forest_png(forest: pd.DataFrame) -> bytes:
     """Rows (comparison, estimate, low, high) as points with CI whiskers, first row on top."""
-    figure = Figure(figsize=(6.0, 0.45 * len(forest) + 1.2))
+    # Wide enough for the labels: a comparison names its factor and what it holds fixed.
+    label_inches = 0.075 * max((len(str(c)) for c in forest["comparison"]), default=10)
+    figure = Figure(figsize=(label_inches + 4.0, 0.45 * len(forest) + 1.2))
     axes = figure.add_subplot()
     rows = np.arange(len(forest))[::-1]
     estimate = forest["estimate"].to_numpy(dtype=float)
@@ -89,8 +91,9 @@ def forest_png(forest: pd.DataFrame) -> bytes:
     axes.set_ylim(-0.7, len(forest) - 0.3)
     axes.axvline(0, color="grey", linewidth=0.8, linestyle="--")
     axes.set_yticks(rows, forest["comparison"].astype(str))
-    axes.set_xlabel("estimate (CI)")
-    axes.set_title("Degradation", fontsize=9)
+    axes.set_xlabel("difference in resolve rate (95% CI)")
+    axes.set_xlim(-1.05, 1.05)
+    axes.set_title("Paired comparisons", fontsize=9)
     figure.tight_layout()
     return _png(figure)
 
