@@ -52,7 +52,9 @@ def steps(
 
 @app.command()
 def run(
-    task: Annotated[str, typer.Argument(help="A task directory (task.json + repo/) or DATASET#INSTANCE_ID.")],
+    task: Annotated[
+        str, typer.Argument(help="A task directory (task.json + repo/), SUITE#TASK_ID or DATASET#INSTANCE_ID.")
+    ],
     scaffold: Annotated[str, typer.Option(help="mini (mini-swe-agent) or opencode.")] = "mini",
     model: Annotated[
         str, typer.Option(help="litellm model name, e.g. openai/gpt-4o; keys come from the environment.")

@@ -3,6 +3,7 @@
 Accepted forms:
 - a task directory holding `task.json` (or `task.yaml`) with `problem_statement`, optional `instance_id`
   and `base_commit`, and the repository either as a `repo/` sub-folder or at `repo_path` in the file;
+- a suite task `SUITE#TASK_ID` (a folder written by `repoanchor suite build`);
 - a dataset row `DATASET#INSTANCE_ID` (SWE-bench JSONL, JSON or parquet) with the repository given by
   `--repo PATH` or found in `--repo-cache DIR` as `owner__name` (the SWE-bench image-name convention).
 Only the fields an agent may see are kept: gold and test patches never leave the dataset file.
@@ -87,7 +88,19 @@ def load_dataset_task(spec: str, repo: Path | None, repo_cache: Path | None) -> 
     )
 
 
+def load_suite_task(suite: Path, task_id: str) -> Task:
+    from repoanchor.evals.suite_format import as_task, read_suite_tasks
+
+    rows = [row for row in read_suite_tasks(suite) if row.instance_id == task_id]
+    if not rows:
+        raise TaskError(f"{suite}: no task {task_id!r} in its tasks.jsonl")
+    return as_task(suite, rows[0])
+
+
 def load_task(spec: str, repo: Path | None = None, repo_cache: Path | None = None) -> Task:
+    folder, _, task_id = spec.rpartition("#")
+    if task_id and (Path(folder) / "tasks.jsonl").is_file():
+        return load_suite_task(Path(folder), task_id)
     if "#" in spec and not Path(spec).is_dir():
         return load_dataset_task(spec, repo, repo_cache)
     folder = Path(spec)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -100,3 +101,27 @@ def test_bad_input_is_named_and_exits_2(task_dir: Path, tmp_path: Path, args, me
     result = runner.invoke(app, ["run", *(a.format(**paths) for a in args)])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_suite_task_runs_from_the_suite_folder(tmp_path: Path):
+    from repoanchor.evals.tasks import load_task
+
+    suite = tmp_path / "suite"
+    repo = make_bug_repo(suite / "repos")
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    row = {
+        "instance_id": "calc-1__spt-1",
+        "problem_statement": ISSUE,
+        "base_commit": head,
+        "repoanchor_suite": "spt",
+        "repoanchor_repo": "repos/calc",
+        "repoanchor_source_instance": "calc-1",
+    }
+    (suite / "tasks.jsonl").write_text(json.dumps(row) + "\n")
+    task = load_task(f"{suite}#calc-1__spt-1")
+    assert (task.repo, task.base_commit, task.problem_statement) == (repo.resolve(), head, ISSUE)
+    with pytest.raises(ValueError, match="no task 'nope'"):
+        load_task(f"{suite}#nope")
+    (suite / "tasks.jsonl").write_text(json.dumps({**row, "patch": "diff"}) + "\n")
+    with pytest.raises(ValueError, match="ground truth fields"):
+        load_task(f"{suite}#calc-1__spt-1")
