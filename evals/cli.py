@@ -112,6 +112,36 @@ def run(
 
 
 @app.command()
+def grade(
+    config: Annotated[Path, typer.Argument(help="The matrix YAML the runs were made with.")],
+    redo: Annotated[bool, typer.Option("--redo", help="Grade again even where grade.json exists.")] = False,
+) -> None:
+    """Grade a run matrix from its files: each finished unit's patch against its suite's ground truth.
+
+    SWE-bench resolution (FAIL_TO_PASS and PASS_TO_PASS) for Perturb/SPT/original tasks, the family's
+    validator for Extend tasks, in a throwaway clone. Writes units/<id>/grade.json (skipped when present
+    unless --redo) and prints resolve counts per suite, scaffold and condition. Units that ended in an
+    infrastructure error are listed as ungraded, never as failures.
+    """
+    from repoanchor.evals.grade_runs import grade_matrix
+    from repoanchor.evals.matrix import MatrixConfig, MatrixConfigError
+
+    try:
+        loaded = MatrixConfig.load(config)
+    except MatrixConfigError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    grades = grade_matrix(loaded, redo=redo)
+    table: dict[str, dict] = {}
+    for item in grades:
+        key = f"{item['suite']}/{item['scaffold']}/{item['condition']}"
+        cell = table.setdefault(key, {"resolved": 0, "graded": 0, "ungraded": 0})
+        cell["graded" if item["graded"] else "ungraded"] += 1
+        cell["resolved"] += bool(item.get("resolved"))
+    typer.echo(json.dumps(table, indent=1))
+
+
+@app.command()
 def analyze(
     runs: Annotated[
         list[Path], typer.Argument(help="Run folders or trajectory files (mini-swe-agent v1/v2, OpenCode).")

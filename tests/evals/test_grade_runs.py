@@ -1,0 +1,69 @@
+"""Grading a run matrix from its files: the original suite of the ledger fixture, the oracle and an idle model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from repoanchor.evals.demo import oracle_truths
+from repoanchor.evals.executors import LocalPool
+from repoanchor.evals.fixture_project import materialize_fixture
+from repoanchor.evals.grade_runs import GRADE, grade_matrix
+from repoanchor.evals.matrix import MatrixConfig
+from repoanchor.evals.oracle import ORACLE_MODEL, OraclePolicy
+from repoanchor.evals.run_matrix import run_matrix
+from repoanchor.evals.suite_original import build_original_suite
+from repoanchor.scaffolds.scripted_server import ScriptedServer
+from tests.support.scripted import SUBMIT, turn
+
+pytestmark = pytest.mark.xdist_group("matrix")
+
+
+def test_the_oracle_resolves_every_task_an_idle_model_none(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "not-a-secret-scripted-servers-ignore-it")
+    fixture = tmp_path / "fixture"
+    _, dataset = materialize_fixture(fixture)
+    suite = tmp_path / "suites" / "original"
+    manifest = build_original_suite(dataset, suite, repo_cache=fixture)
+    assert manifest["tasks"] == 3
+    tasks = [json.loads(line) for line in (suite / "tasks.jsonl").read_text().splitlines()]
+    assert all("patch" not in row and "test_patch" not in row for row in tasks)
+    with (
+        ScriptedServer(responder=OraclePolicy(oracle_truths([suite]))) as oracle,
+        ScriptedServer(responder=lambda body: turn(SUBMIT)) as idle,
+    ):
+        config = MatrixConfig.model_validate(
+            {
+                "suites": [str(suite)],
+                "scaffolds": ["mini"],
+                "models": [
+                    {"name": "oracle", "model": ORACLE_MODEL, "api_base": oracle.base_url},
+                    {"name": "idle", "model": "openai/idle", "api_base": idle.base_url},
+                ],
+                "conditions": [{"name": "plain"}],
+                "repeats": 1,
+                "workers": 2,
+                "out": str(tmp_path / "runs"),
+            }
+        )
+        executor = LocalPool(2)
+        try:
+            summary = run_matrix(config, executor=executor, progress=False)
+        finally:
+            executor.close()
+    assert summary.statuses["done"] == 6
+    grades = grade_matrix(config)
+    outcome = {(g["model"], g["instance_id"]): g["resolved"] for g in grades}
+    assert outcome == {
+        (model, f"fixture__ledger-{i}"): model == "oracle" for model in ("oracle", "idle") for i in (1, 2, 3)
+    }
+    resolved = next(g for g in grades if g["model"] == "oracle")
+    assert resolved["f2p"]["failure"] == []
+    assert resolved["p2p"]["failure"] == []
+    # Redoable from files: a second pass reads the grade files instead of running tests again.
+    files = sorted((tmp_path / "runs" / "units").glob(f"*/{GRADE}"))
+    stamps = [path.stat().st_mtime_ns for path in files]
+    assert grade_matrix(config) == grades
+    assert [path.stat().st_mtime_ns for path in files] == stamps
