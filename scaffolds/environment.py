@@ -66,6 +66,14 @@ def command_environment(home: Path, extra: dict[str, str] | None = None) -> dict
     return env
 
 
+def working_tree_patch(env: Environment) -> str:
+    """The diff of `env`'s working tree against its base commit, run inside the environment itself."""
+    result = env.execute(PATCH_SCRIPT.format(base=env.base), timeout=120)
+    if result.returncode != 0:
+        raise InfraError("environment_patch", f"git diff failed in {env.name} {env.workdir}: {result.output[-2000:]}")
+    return result.output
+
+
 def git(repo: Path, *args: str) -> str:
     done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
     if done.returncode != 0:
@@ -114,10 +122,7 @@ class LocalWorktree:
             return CommandResult(out.decode("utf-8", "replace"), -9, timed_out=True)
 
     def patch(self) -> str:
-        result = self.execute(PATCH_SCRIPT.format(base=self.base), timeout=120)
-        if result.returncode != 0:
-            raise InfraError("environment_patch", f"git diff failed in {self.workdir}: {result.output[-2000:]}")
-        return result.output
+        return working_tree_patch(self)
 
     def close(self) -> None:
         subprocess.run(

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from repoanchor.scaffolds.environment import PATCH_SCRIPT, QUIET_TOOLS, git
+from repoanchor.scaffolds.environment import QUIET_TOOLS, git, working_tree_patch
 from repoanchor.scaffolds.models import SECRET_NAME
 from repoanchor.scaffolds.records import CommandResult, InfraError
 
@@ -193,10 +193,7 @@ class DockerContainer:
         return CommandResult((out or b"").decode("utf-8", "replace"), code, timed_out=timed_out)
 
     def patch(self) -> str:
-        result = self.execute(PATCH_SCRIPT.format(base=self.base), timeout=120)
-        if result.returncode != 0:
-            raise InfraError("environment_patch", f"git diff failed in the container: {result.output[-2000:]}")
-        return result.output
+        return working_tree_patch(self)
 
     def close(self) -> None:
         import docker
