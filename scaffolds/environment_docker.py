@@ -224,4 +224,5 @@ def bind(host_path: str | Path, container_path: str, mode: str = "ro"):
 
 def leftover_containers(client: DockerClient) -> list[Container]:
     """Containers of earlier runs (crashed or killed) that are still in the engine."""
-    return client.containers.list(all=True, filters={"label": "repoanchor=run"})
+    # sparse: no per-container inspect, which races with containers other runs are removing right now.
+    return client.containers.list(all=True, filters={"label": "repoanchor=run"}, sparse=True)

@@ -174,14 +174,17 @@ def test_cost_limit(api_key, repo, tmp_path):
 def test_wall_time_limit_stops_opencode_and_its_commands(api_key, repo, tmp_path, kind):
     out = tmp_path / "out"
     mounts = OpenCode.mounts() if kind == "docker" else None
-    command = "touch started; sleep 61.7 & setsid sleep 61.7 & sleep 61.7; echo late"
+    # A duration unique to this test run: a parallel run's sleeps are visible in the host's /proc too.
+    duration = f"61.{uuid.uuid4().int % 10**6:06d}"
+    command = f"touch started; sleep {duration} & setsid sleep {duration} & sleep {duration}; echo late"
     started = time.monotonic()
     with open_environment(EnvironmentConfig(kind=kind), repo, mounts=mounts) as env:
         with ScriptedServer([bash(0, command)]) as server:
             # 15 s: OpenCode alone takes 2-9 s to reach its first model call on a loaded 2-core machine.
             record = run(env, server.base_url, out, Limits(wall_seconds=15))
-        # `61[.]7` matches the sleeps' command lines but not grep's own.
-        left = env.execute("grep -l '61[.]7' /proc/[0-9]*/cmdline", timeout=10).output
+        # `61[.]NNNNNN` matches the sleeps' command lines but not grep's own.
+        pattern = duration.replace(".", "[.]")
+        left = env.execute(f"grep -l '{pattern}' /proc/[0-9]*/cmdline", timeout=10).output
     assert time.monotonic() - started < 15 + 15
     assert record.exit_status == "LimitsExceeded"
     assert "wall time limit 15 s reached" in (out / STDERR_FILE).read_text()
