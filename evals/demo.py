@@ -81,6 +81,25 @@ def oracle_truths(suites: list[Path]) -> dict[str, list[Truth]]:
     return truths
 
 
+def rates_table(rates, caption: str):
+    from rich.table import Table
+
+    table = Table(
+        "suite", "scaffold", "condition", "resolved", "rate", "95% CI", title="Resolve rates", caption=caption
+    )
+    for row in rates.to_dict("records"):
+        interval = f"[{row['low']:.2f}, {row['high']:.2f}]"
+        table.add_row(
+            row["suite"],
+            row["scaffold"],
+            row["condition"],
+            f"{row['resolved']}/{row['n']}",
+            f"{row['rate']:.2f}",
+            interval,
+        )
+    return table
+
+
 def matrix_config(out: Path, suites: list[Path], model: dict, scaffold: str, workers: int):
     from repoanchor.evals.matrix import MatrixConfig
 
@@ -141,6 +160,6 @@ def run_demo(
     from repoanchor.evals.demo_report import write_demo_report
 
     report = write_demo_report(configs, suites, out / "report", ORACLE_NOTE if model is None else f"MODEL: {model}")
-    console.print(report["table"])
+    console.print(rates_table(report["rates"], ORACLE_NOTE if model is None else f"model {model}"))
     console.print(f"report: {report['html']}")
     return 0 if crashed == 0 else 1

@@ -70,4 +70,9 @@ def write_demo_report(configs: list[MatrixConfig], suites: dict[str, Path], out:
     rates.to_csv(out / "resolve_rates.csv", index=False)
     compared.to_csv(out / "comparisons.csv", index=False)
     frame.to_csv(out / "grades.csv", index=False)
-    return {"table": markdown_table(rates), "html": summary["files"].get("report.html"), "summary": summary}
+    return {
+        "table": markdown_table(rates),
+        "rates": rates,
+        "html": summary["files"].get("report.html"),
+        "summary": summary,
+    }
