@@ -103,7 +103,10 @@ def prepare_imports(max_retries: int) -> None:
     os.environ["MSWEA_SILENT_STARTUP"] = "1"  # else a banner on stdout at import
     if "minisweagent" not in sys.modules:
         # mini creates this folder and loads a .env from it at import: never the user's ~/.config.
-        os.environ["MSWEA_GLOBAL_CONFIG_DIR"] = tempfile.mkdtemp(prefix="repoanchor-mswea-")
+        # One fixed, empty folder per user (not one per process, which would pile up in /tmp).
+        config_dir = Path(tempfile.gettempdir()) / f"repoanchor-mswea-{os.getuid()}"
+        config_dir.mkdir(mode=0o700, exist_ok=True)
+        os.environ["MSWEA_GLOBAL_CONFIG_DIR"] = str(config_dir)
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # else litellm fetches prices from the internet
     # Read by mini at every query; its retries (4-60 s backoff) are the only ones, see _model_kwargs.
     os.environ["MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT"] = str(max_retries + 1)

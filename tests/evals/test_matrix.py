@@ -17,7 +17,15 @@ from repoanchor.evals.matrix import MatrixConfig, MatrixConfigError, expand, uni
 from repoanchor.evals.run_matrix import run_matrix
 from repoanchor.scaffolds.scripted_server import ScriptedServer
 from tests.support.bug_repo import ISSUE, make_bug_repo
-from tests.support.matrix_suite import comparable, make_suite, oracle, result_files, worker_killer, write_config
+from tests.support.matrix_suite import (
+    comparable,
+    make_suite,
+    oracle,
+    remove_orphaned_worktrees,
+    result_files,
+    worker_killer,
+    write_config,
+)
 
 # One xdist group: these tests share one worker pool and the baseline run the Ray test compares against.
 pytestmark = pytest.mark.xdist_group("ray")
@@ -259,10 +267,11 @@ def test_the_ray_executor_gives_the_same_results_as_the_pool(baseline, tmp_path:
     assert {k: comparable(v) for k, v in results.items()} == {k: comparable(v) for k, v in reference.items()}
 
 
-def test_a_worker_that_dies_is_an_infrastructure_error_and_retried(pool, tmp_path: Path):
+def test_a_worker_that_dies_is_an_infrastructure_error_and_retried(pool, tmp_path: Path, request):
     """One agent's first command kills its own worker process (as the OOM killer might). The pool breaks,
     failing the other unit in flight too; it is rebuilt, both are retried, and the deaths are recorded as
     `worker_lost`, never as the agents' failures."""
+    request.addfinalizer(lambda: remove_orphaned_worktrees(tmp_path))  # the killed worker cannot clean up
     make_suite(tmp_path, count=1)
     with ScriptedServer(responder=worker_killer(tmp_path / "killed-once")) as killer:
         fields = {"conditions": [{"name": "plain"}], "repeats": 2}

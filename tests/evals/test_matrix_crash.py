@@ -13,7 +13,14 @@ import time
 from pathlib import Path
 
 from repoanchor.scaffolds.scripted_server import ScriptedServer
-from tests.support.matrix_suite import comparable, make_suite, oracle, result_files, write_config
+from tests.support.matrix_suite import (
+    comparable,
+    make_suite,
+    oracle,
+    remove_orphaned_worktrees,
+    result_files,
+    write_config,
+)
 
 KILLS = 5
 SEED = 20261129
@@ -104,7 +111,8 @@ def kill_at_a_random_point(config: Path, out: Path, rng: random.Random) -> int |
     return process.pid if killed else None
 
 
-def test_a_matrix_killed_five_times_resumes_to_the_results_of_an_unbroken_run(tmp_path: Path):
+def test_a_matrix_killed_five_times_resumes_to_the_results_of_an_unbroken_run(tmp_path: Path, request):
+    request.addfinalizer(lambda: remove_orphaned_worktrees(tmp_path))  # killed workers cannot clean up
     make_suite(tmp_path)
     with ScriptedServer(responder=oracle) as server:
         unbroken = write_config(

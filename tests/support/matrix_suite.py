@@ -106,3 +106,22 @@ def comparable(record: dict) -> dict:
         for key, value in record.items()
         if key not in TIMING
     }
+
+
+def remove_orphaned_worktrees(tmp_path: Path) -> int:
+    """Delete the run worktrees that SIGKILLed workers left in the temp folder for repositories under
+    `tmp_path` (a killed process cannot clean up; the tests that kill must). Returns how many."""
+    import shutil
+    import tempfile
+
+    removed = 0
+    for scratch in Path(tempfile.gettempdir()).glob("repoanchor-run-*"):
+        pointer = scratch / "repo" / ".git"
+        try:
+            owned = pointer.is_file() and str(tmp_path) in pointer.read_text()
+        except OSError:
+            continue
+        if owned:
+            shutil.rmtree(scratch, ignore_errors=True)
+            removed += 1
+    return removed
