@@ -93,7 +93,7 @@ def build_suite(
     template = InstanceJob({}, out, config, provider, cache, cache_dir, keep_work)
     with _build_lock(out):
         done = _build_missing(loaded.rows, template, workers, progress)
-        tasks, rejected, timing = _collect(out, loaded, config.kind)
+        tasks, rejected, timing = _collect(out, loaded, config.kind, (config.extend or {}).get("assign"))
         timing["build_seconds"] = round(time.monotonic() - started, 3)
         manifest(out, header, tasks, rejected, timing)
     seconds = time.monotonic() - started
@@ -172,6 +172,8 @@ def run_instance(job: InstanceJob) -> None:
         work.rejected.append(rejection(job.row, work.suite, "error", f"{type(exc).__name__}: {exc}", **detail))
     _publish(job.out, name, work)
     record = {"instance_id": job.row["instance_id"], "tasks": work.tasks, "rejected": work.scrub(work.rejected)}
+    if work.summary is not None:
+        record["summary"] = work.summary
     write_atomic(
         _result_path(job.out, job.row["instance_id"]), dumps({**record, "seconds": time.monotonic() - started})
     )
@@ -213,14 +215,24 @@ def _died(job: InstanceJob, exc: BaseException) -> None:
     write_atomic(_result_path(job.out, job.row["instance_id"]), dumps(record))
 
 
-def _collect(out: Path, loaded, kind: str) -> tuple[list[dict], list[dict], dict]:
-    """Tasks and rejections of every instance in dataset order, then the dataset's malformed rows."""
-    tasks, rejected, seconds = [], [], {}
+def _collect(out: Path, loaded, kind: str, assign: dict | None = None) -> tuple[list[dict], list[dict], dict]:
+    """Tasks and rejections of every instance in dataset order, then the dataset's malformed rows; with
+    `assign` (Extend), only each instance's assigned family is kept and the other tasks are removed."""
+    tasks, rejected, seconds, summaries = [], [], {}, []
     for row in loaded.rows:
         result = json.loads(_result_path(out, row["instance_id"]).read_text())
         tasks += result["tasks"]
         rejected += result["rejected"]
         seconds[row["instance_id"]] = round(result["seconds"], 3)
+        summaries += [result["summary"]] if result.get("summary") else []
+    if kind == "extend" and assign is not None:
+        from repoanchor.perturb.suite_extend import assign_one_family
+
+        tasks, dropped = assign_one_family(tasks, summaries, assign)
+        rejected += dropped
+        for item in dropped:  # assembled again on every resume: removing twice is a no-op
+            shutil.rmtree(out / "repos" / safe_name(item["task_id"]), ignore_errors=True)
+            (out / "ground_truth" / f"{safe_name(item['task_id'])}.json").unlink(missing_ok=True)
     for error in loaded.errors:
         rejected.append(rejection({"instance_id": error.instance_id}, kind, "dataset", error.message, line=error.row))
     return tasks, rejected, {"instance_seconds": seconds}

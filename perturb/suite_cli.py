@@ -50,7 +50,13 @@ def build(
     sampler: Annotated[
         str | None, typer.Option(help="spt: JSON (or file) of SamplerConfig fields, e.g. '{\"nt\": 2}'.")
     ] = None,
-    extend: Annotated[str | None, typer.Option(help="extend: JSON (or file) of FamiliesConfig fields.")] = None,
+    extend: Annotated[
+        str | None,
+        typer.Option(
+            help='extend: JSON (or file) of FamiliesConfig fields; add "assign": {"proxy_k": K, "constant_k": K} '
+            "to keep one family per instance by the paper's rules (default: every family is built)."
+        ),
+    ] = None,
     venv_cache: Annotated[Path | None, typer.Option(help="Cache of per-repo/version test venvs.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for one test run.")] = 1800.0,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,

@@ -56,9 +56,14 @@ def grader(row: dict, env: EnvSpec, timeout: float):
     return grade_answer
 
 
+ASSIGN_KEY = "assign"
+"""In SuiteConfig.extend: {"proxy_k", "constant_k", "touched_files_min"} turns on the paper's assignment of
+one family per instance (applied when the suite is assembled); without it every family is built."""
+
+
 def build_extend_from_perturb(work: Work, config) -> None:
     """Turn the instance's accepted Perturb task into Extend tasks (the Perturb task itself is not kept)."""
-    from repoanchor.perturb.extend import FamiliesConfig, build_extend_tasks
+    from repoanchor.perturb.extend import FamiliesConfig, build_extend_tasks, summarize_instance
 
     if not work.tasks:
         return  # the Perturb variant was rejected; its reason is already recorded
@@ -68,7 +73,9 @@ def build_extend_from_perturb(work: Work, config) -> None:
     (work.export / "repos" / name).rename(variant)
     truth = json.loads((work.export / "ground_truth" / f"{name}.json").read_text())
     (work.export / "ground_truth" / f"{name}.json").unlink()
-    families = FamiliesConfig(**{"python": work.env.python, **(config.extend or {})})
+    work.summary = summarize_instance(truth["metadata"], work.row).model_dump()
+    options = {k: v for k, v in (config.extend or {}).items() if k != ASSIGN_KEY}
+    families = FamiliesConfig(**{"python": work.env.python, **options})
     seed = instance_seed(config.seed, "extend", work.row["instance_id"])
     tasks = build_extend_tasks(
         variant, truth["metadata"], work.row, work.root / "extend", families_config=families, seed=seed,
@@ -126,3 +133,21 @@ def check_extend_task(repo: Path, truth: dict, scratch: Path, cache_dir: Path | 
             reasons.append(f"{case}: {'accepted' if result.passed else 'rejected: ' + ' | '.join(result.reasons[:3])}")
         shutil.rmtree(worktree, ignore_errors=True)
     return reasons
+
+
+def assign_one_family(tasks: list[dict], summaries: list[dict], options: dict) -> tuple[list[dict], list[dict]]:
+    """Keep, per instance, only the task of the family the paper's rules assign it (RepoMirage §4.2, K from
+    `options`); returns (kept tasks, rejections for the others). Pure: the same inputs give the same split."""
+    from repoanchor.perturb.extend import InstanceSummary, assign_families
+
+    assignment = assign_families([InstanceSummary(**summary) for summary in summaries], **options)
+    kept, dropped = [], []
+    for task in tasks:
+        family = assignment.per_instance.get(task["repoanchor_source_instance"], {}).get("family")
+        if task.get("repoanchor_family") == family:
+            kept.append(task)
+        else:
+            reason = f"the family assignment (K={options}) gave this instance {family}, not {task['repoanchor_family']}"
+            row = {"instance_id": task["repoanchor_source_instance"]}
+            dropped.append(rejection(row, "extend", "extend-unassigned", reason, task["instance_id"]))
+    return kept, dropped

@@ -77,6 +77,8 @@ class Work:
     """Keep scratch trees for debugging."""
     tasks: list[dict] = field(default_factory=list)
     rejected: list[dict] = field(default_factory=list)
+    summary: dict | None = None
+    """Extend: the instance's family-assignment summary (perturbation counts), kept in its result file."""
 
     @property
     def export(self) -> Path:

@@ -127,3 +127,28 @@ def test_summary_from_metadata_and_row():
         "wrapper_count": 1,
         "decoy_count": 2,
     }
+
+
+def test_a_suite_keeps_only_each_instances_assigned_family():
+    from repoanchor.perturb.suite_extend import assign_one_family
+
+    summaries = [
+        {"instance_id": "a", "proxy_count": 9, "constant_count": 1, "touched_file_count": 1},
+        {"instance_id": "b", "proxy_count": 1, "constant_count": 8, "touched_file_count": 1},
+        {"instance_id": "c", "proxy_count": 2, "constant_count": 2, "touched_file_count": 3},
+    ]
+    families = ("proxy_chain", "runtime_target", "missing_constant", "multi_file")
+    tasks = [
+        {"instance_id": f"{i}__extend-{n}", "repoanchor_source_instance": i, "repoanchor_family": family}
+        for i in "abc"
+        for n, family in enumerate(families, 1)
+    ]
+    kept, dropped = assign_one_family(tasks, summaries, {"proxy_k": 1, "constant_k": 1})
+    assert [(t["repoanchor_source_instance"], t["repoanchor_family"]) for t in kept] == [
+        ("a", "proxy_chain"),
+        ("b", "missing_constant"),
+        ("c", "multi_file"),
+    ]
+    assert len(dropped) == 9
+    assert {d["stage"] for d in dropped} == {"extend-unassigned"}
+    assert assign_one_family(tasks, summaries, {"proxy_k": 1, "constant_k": 1}) == (kept, dropped)
