@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 from rich.console import Console
@@ -69,15 +68,16 @@ def validate_suites(suites: dict[str, Path], workers: int, console: Console) -> 
 
 
 def oracle_truths(suites: list[Path]) -> dict[str, list[Truth]]:
+    from repoanchor.perturb.suite_export import tree_id
+
     truths: dict[str, list[Truth]] = {}
     for suite in suites:
         for row in read_suite_tasks(suite):
             repo = suite / row.repoanchor_repo
             truth = json.loads((suite / GROUND_TRUTH_DIR / f"{repo.name}.json").read_text(encoding="utf-8"))
             patch = truth["row"]["patch"]
-            tree = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD^{tree}"], capture_output=True, text=True)
             truth = Truth(patch=patch, files=patched_files(patch), issue=row.problem_statement)
-            truths.setdefault(tree.stdout.strip(), []).append(truth)
+            truths.setdefault(tree_id(repo), []).append(truth)
     return truths
 
 

@@ -63,20 +63,16 @@ def _grade_swebench(unit: Unit, truth: dict, patch: str, scratch: Path, cache_di
 
 def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None) -> dict:
     from repoanchor.evals.grading import apply_patch
-    from repoanchor.perturb.extend import ExtendTask, validate_extend
-    from repoanchor.perturb.suite_extend import grader
-    from repoanchor.perturb.suite_validate import clone, suite_env
+    from repoanchor.perturb.extend import validate_extend
+    from repoanchor.perturb.suite_extend import extend_task_from_truth
+    from repoanchor.perturb.suite_validate import clone
 
-    gt_path = scratch / "ground_truth.json"
-    gt_path.write_text(json.dumps(truth["extend"]["ground_truth"]))
-    task = ExtendTask(**truth["extend"]["task"], repo=unit.task.repo.as_posix(), ground_truth=str(gt_path))
     worktree = clone(Path(unit.task.repo), scratch / "check")
     applied, log = apply_patch(worktree, patch) if patch.strip() else (True, "")
     if not applied:
         return {"resolved": False, "status": "patch_apply_failed", "reasons": [log[-2000:]]}
-    env = suite_env(truth, clone(Path(unit.task.repo), scratch / "env"), cache_dir)
-    timeout = task.validator.test_timeout_s if task.validator else 1800
-    verdict = validate_extend(task, worktree, grader=grader(truth["row"], env, timeout))
+    task, grade_answer = extend_task_from_truth(Path(unit.task.repo), truth, scratch, cache_dir)
+    verdict = validate_extend(task, worktree, grader=grade_answer)
     return {"resolved": verdict.passed, "status": "completed", "reasons": verdict.reasons}
 
 

@@ -35,11 +35,12 @@ def build_original_suite(dataset: str | Path, out: Path, *, repo_cache: Path | N
     for row in loaded.rows:
         name = safe_name(row["instance_id"])
         repo = out / "repos" / name
-        if not repo.exists():
+        if repo.exists():  # a rerun: the repository was exported before
+            commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True)
+            commit = commit.stdout.strip()
+        else:
             export_tree(source_repo(row, repo_cache=repo_cache), row["base_commit"], repo)
-            init_single_commit(repo)
-        commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True)
-        commit = commit.stdout.strip()
+            commit = init_single_commit(repo)
         truth = {"row": grading_row(row, row["instance_id"], commit, row["patch"])}
         write_atomic(out / "ground_truth" / f"{name}.json", dumps(truth))
         tasks.append(task_row(row, row["instance_id"], "original", commit))

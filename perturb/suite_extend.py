@@ -23,9 +23,10 @@ from repoanchor.evals.instance_env import EnvSpec
 from repoanchor.perturb.suite_export import TRUTH_FORMAT, dumps, rejection, safe_name, write_atomic
 from repoanchor.perturb.suite_instance import Work, instance_seed
 from repoanchor.perturb.suite_validate import clone, suite_env
+from repoanchor.scaffolds.environment import PATCH_EXCLUDE_PATHSPECS
 
 # Litter of test runs, never part of an answer (as scaffolds.environment excludes it from patches).
-EXCLUDES = [":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.py[co]", ":(exclude,glob)**/.pytest_cache/**"]
+EXCLUDES = list(PATCH_EXCLUDE_PATHSPECS)  # an answer's patch leaves out what an agent run's patch leaves out
 
 
 def worktree_patch(worktree: Path, base: str) -> str:
@@ -113,17 +114,24 @@ def _stage(work: Work, task, perturb_truth: dict, seed: int) -> None:
     work.tasks.append({**visible, **task.suite_row(f"repos/{name}")})
 
 
-def check_extend_task(repo: Path, truth: dict, scratch: Path, cache_dir: Path | None = None) -> list[str]:
-    """From the suite alone: the ground-truth solution passes the family validator; no change fails."""
-    from repoanchor.perturb.extend import ExtendTask, validate_extend
-    from repoanchor.perturb.extend.base import apply_edit
+def extend_task_from_truth(repo: Path, truth: dict, scratch: Path, cache_dir: Path | None = None):
+    """The suite's Extend task read back from its ground truth, and the grader its validator uses."""
+    from repoanchor.perturb.extend import ExtendTask
 
-    scratch.mkdir(parents=True)
+    scratch.mkdir(parents=True, exist_ok=True)
     gt_path = scratch / "ground_truth.json"
     gt_path.write_text(json.dumps(truth["extend"]["ground_truth"]))
     task = ExtendTask(**truth["extend"]["task"], repo=str(repo), ground_truth=str(gt_path))
     env = suite_env(truth, clone(repo, scratch / "env"), cache_dir)
-    grade_answer = grader(truth["row"], env, task.validator.test_timeout_s if task.validator else 1800)
+    return task, grader(truth["row"], env, task.validator.test_timeout_s if task.validator else 1800)
+
+
+def check_extend_task(repo: Path, truth: dict, scratch: Path, cache_dir: Path | None = None) -> list[str]:
+    """From the suite alone: the ground-truth solution passes the family validator; no change fails."""
+    from repoanchor.perturb.extend import validate_extend
+    from repoanchor.perturb.extend.base import apply_edit
+
+    task, grade_answer = extend_task_from_truth(repo, truth, scratch, cache_dir)
     reasons = []
     for case, edit in (("ground truth", truth["extend"]["ground_truth"].get("solution")), ("no change", {})):
         worktree = clone(repo, scratch / case.replace(" ", "-"))

@@ -31,7 +31,12 @@ QUIET_TOOLS = {
     "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ litter in the worktree
 }
 # Build and cache litter an agent's commands can leave behind; never part of a patch.
-PATCH_EXCLUDES = ":(exclude,glob)**/__pycache__/**' ':(exclude,glob)**/*.py[co]' ':(exclude,glob)**/.pytest_cache/**"
+PATCH_EXCLUDE_PATHSPECS = (
+    ":(exclude,glob)**/__pycache__/**",
+    ":(exclude,glob)**/*.py[co]",
+    ":(exclude,glob)**/.pytest_cache/**",
+)
+PATCH_EXCLUDES = "' '".join(PATCH_EXCLUDE_PATHSPECS)  # quoted one by one in PATCH_SCRIPT
 # `git add -A` into a private index, so the diff includes new files without touching the agent's index.
 PATCH_SCRIPT = (
     'index="$(git rev-parse --absolute-git-dir)/repoanchor-patch-index"; rm -f "$index"; '
