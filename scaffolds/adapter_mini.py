@@ -8,6 +8,8 @@ when it submitted. Model and environment failures end up in `infra_error`, never
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 import math
 import os
@@ -48,7 +50,7 @@ class MiniSweAgent:
             scaffold=self.name, model=model.model, environment=env.name, prompt=prompt, system_prompt=system
         )
         started, agent, priced = time.monotonic(), None, False
-        with tempfile.TemporaryDirectory(prefix="repoanchor-mini-") as scratch:
+        with tempfile.TemporaryDirectory(prefix="repoanchor-mini-") as scratch, _scoped_price(model):
             try:
                 agent, priced = _agent(env, model, limits, out / RAW_FILE, Path(scratch))
                 # Prompts go in as template variables, so mini's jinja never re-reads braces in the task text.
@@ -140,6 +142,27 @@ def _price_registry(model: ModelConfig, scratch: Path) -> Path | None:
     path = scratch / "litellm_registry.json"
     path.write_text(json.dumps({model.model: entry}), encoding="utf-8")
     return path
+
+
+@contextlib.contextmanager
+def _scoped_price(model: ModelConfig):
+    """litellm's price map is process-wide: a price registered for this run must not price a later run of the
+    same model name that has none (a matrix worker runs many units), so its entries are restored afterwards."""
+    if model.price_per_million is None:
+        yield
+        return
+    import litellm
+
+    keys = {model.model, model.model.split("/", 1)[-1]}
+    saved = {key: copy.deepcopy(litellm.model_cost[key]) for key in keys if key in litellm.model_cost}
+    try:
+        yield
+    finally:
+        for key in keys:
+            if key in saved:
+                litellm.model_cost[key] = saved[key]
+            else:
+                litellm.model_cost.pop(key, None)
 
 
 def _litellm_knows_price(name: str) -> bool:

@@ -127,6 +127,18 @@ def test_cost_limit_with_a_configured_price(api_key, repo, tmp_path):
     assert [turn.cost for turn in trajectory.load(tmp_path / "trajectory.json").turns] == pytest.approx([0.015] * 2)
 
 
+def test_a_price_configured_for_one_run_does_not_price_the_next(api_key, repo, tmp_path):
+    model = f"openai/priced-{uuid.uuid4().hex[:8]}"
+    with ScriptedServer(turns("ls", SUBMIT, "ls", SUBMIT)) as server, LocalWorktree(repo) as env:
+        priced = ModelConfig(model=model, api_base=server.base_url, price_per_million=(1000.0, 1000.0))
+        first = MiniSweAgent().run(ISSUE, env, priced, Limits(), tmp_path / "first")
+        second = MiniSweAgent().run(
+            ISSUE, env, ModelConfig(model=model, api_base=server.base_url), Limits(), tmp_path / "second"
+        )
+    assert first.cost == pytest.approx(0.03)
+    assert second.cost is None  # unknown price: recorded as unknown, not the earlier run's price
+
+
 def test_wall_time_limit(api_key, repo, tmp_path):
     with ScriptedServer(turns("ls", "ls", "ls", delay=1.2)) as server, LocalWorktree(repo) as env:
         record = run_mini(env, server.base_url, tmp_path, Limits(wall_seconds=1))
