@@ -23,7 +23,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from repoanchor.evals.datasets import load_dataset
-from repoanchor.perturb.suite_export import dumps, jsonl, manifest, rejection, safe_name, write_atomic
+from repoanchor.evals.failpoints import failpoint
+from repoanchor.perturb.suite_export import (
+    dumps,
+    jsonl,
+    manifest,
+    rejection,
+    remove_stale_temporaries,
+    safe_name,
+    write_atomic,
+)
 from repoanchor.perturb.suite_instance import Work, prepare
 from repoanchor.perturb.suite_kinds import BUILDERS, Kind, SuiteConfig
 from repoanchor.perturb.suite_remap import Rejected
@@ -114,11 +123,27 @@ def _build_lock(out: Path) -> Iterator[None]:
 def _build_missing(rows: list[dict], template: InstanceJob, workers: int, progress: bool) -> set[str]:
     """Build every instance without a result file; the ids that already had one."""
     done = {row["instance_id"] for row in rows if _result_path(template.out, row["instance_id"]).is_file()}
-    for instance_id in done:  # killed between its result file and this note's removal: the move had finished
-        (template.out / ".build" / "moving" / f"{safe_name(instance_id)}.json").unlink(missing_ok=True)
+    _remove_leftovers(template.out, done, template.keep_work)
     jobs = [replace(template, row=row) for row in rows if row["instance_id"] not in done]
     run_parallel(run_instance, jobs, workers, _died, label=f"{template.config.kind} suite", show=progress)
     return done
+
+
+def _remove_leftovers(out: Path, done: set[str], keep_work: bool) -> None:
+    """What a killed run left of the instances it had finished, and its half-written files.
+
+    The caller holds the build lock, so nothing else is writing here. A done instance was killed at
+    the latest between its result file and the removal of its moving note and work folder: its move
+    had finished, so the note is stale and the work folder is scratch (kept only with `keep_work`).
+    Unfinished instances are cleaned when they are rebuilt (`_discard_partial`)."""
+    build = out / ".build"
+    for instance_id in done:
+        name = safe_name(instance_id)
+        (build / "moving" / f"{name}.json").unlink(missing_ok=True)
+        if not keep_work:
+            shutil.rmtree(build / "work" / name, ignore_errors=True)
+    for folder in (out, build, build / "results", build / "moving", out / "ground_truth"):
+        remove_stale_temporaries(folder)
 
 
 def _header(dataset: str | Path, loaded, config: SuiteConfig, provider: str) -> dict:
@@ -170,6 +195,7 @@ def run_instance(job: InstanceJob) -> None:
     except Exception as exc:  # one instance's bug or broken input must not stop the batch
         detail = {"traceback": work.scrub("".join(traceback.format_exception(exc)))}
         work.rejected.append(rejection(job.row, work.suite, "error", f"{type(exc).__name__}: {exc}", **detail))
+    failpoint("suite.built", name)
     _publish(job.out, name, work)
     record = {"instance_id": job.row["instance_id"], "tasks": work.tasks, "rejected": work.scrub(work.rejected)}
     if work.summary is not None:
@@ -177,7 +203,9 @@ def run_instance(job: InstanceJob) -> None:
     write_atomic(
         _result_path(job.out, job.row["instance_id"]), dumps({**record, "seconds": time.monotonic() - started})
     )
+    failpoint("suite.result-written", name)
     (job.out / ".build" / "moving" / f"{name}.json").unlink(missing_ok=True)
+    failpoint("suite.note-removed", name)
     if not job.keep_work:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -192,6 +220,7 @@ def _publish(out: Path, name: str, work: Work) -> None:
     for rel in staged:
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (work.export / rel).rename(out / rel)
+        failpoint("suite.moved-one", name)
 
 
 def _discard_partial(out: Path, name: str, root: Path) -> None:

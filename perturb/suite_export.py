@@ -41,6 +41,14 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     tmp.replace(path)
 
 
+def remove_stale_temporaries(folder: Path) -> list[Path]:
+    """Delete the temporary files a killed `write_atomic` left in `folder` (not below); the removed paths."""
+    stale = sorted(folder.glob(".*.tmp")) if folder.is_dir() else []
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
+
+
 def dumps(data: Any) -> str:
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals import instance_env
+from repoanchor.evals.failpoints import failpoint
 from repoanchor.evals.grading import patched_files
 from repoanchor.evals.instance_env import EnvSpec
 from repoanchor.perturb.metadata import variant_metadata
@@ -132,6 +133,7 @@ def build_task(work: Work, task_id: str, config: ApplyConfig, truth_extra: dict,
     write_atomic(work.export / "ground_truth" / f"{name}.json", dumps(work.scrub(truth)))
     commit = truth["row"]["base_commit"]
     work.tasks.append(task_row(work.row, task_id, work.suite, commit, **fields))
+    failpoint("suite.variant-staged", safe_name(work.row["instance_id"]))
 
 
 def _make_variant(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:

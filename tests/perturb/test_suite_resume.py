@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from test_suite import built_suite, fixture_dataset
 
+from repoanchor.evals.failpoints import ENV as FAILPOINT_ENV
 from repoanchor.perturb.suite_build import build_suite
 from repoanchor.perturb.suite_export import TIMING_FIELDS, tree_id
 
@@ -46,29 +45,56 @@ def assert_same_suite(expected: Path, actual: Path) -> None:
     assert not any((actual / ".build" / "moving").iterdir())
 
 
-def test_a_killed_build_resumes_and_ends_byte_identical(tmp_path_factory, tmp_path):
+KILLS = [
+    # (failpoint, instance results on disk once it fired): every step of run_instance's publish order,
+    # spread over the three instances so one chain of resumed runs costs about one build.
+    ("suite.variant-staged@fixture__ledger-1", 0),  # mid-instance: one variant staged, one to go
+    ("suite.result-written@fixture__ledger-1", 1),  # done, but its moving note and work folder remain
+    ("suite.built@fixture__ledger-2", 1),  # every variant staged, nothing moved yet
+    ("suite.moved-one@fixture__ledger-2", 1),  # half moved into repos/ and ground_truth/
+    ("suite.note-removed@fixture__ledger-2", 2),  # done, its work folder remains
+    ("suite.moved-one@fixture__ledger-3#2", 2),  # one repo and one ground truth moved
+]
+
+
+def test_a_build_killed_at_every_step_resumes_and_ends_byte_identical(tmp_path_factory, tmp_path):
+    """Each run of the command line is SIGKILLed (its whole process group) at a named failpoint, the
+    next one resumes; no timing is involved, so machine load cannot change what is tested."""
     unbroken = built_suite("perturb", tmp_path_factory)  # 2 workers, in this process
     cache, dataset = fixture_dataset(tmp_path_factory)
     out = tmp_path / "suite"
     # The command line, with the same settings as the in-process build (its defaults must agree).
     cli = [sys.executable, "-c", "from repoanchor.perturb.suite_cli import app; app()", "build", str(dataset)]
     cli += ["--suite", "perturb", "--out", str(out), "--repo-cache", str(cache), "--seed", "0", "--variants", "2"]
-    proc = subprocess.Popen([*cli, "--no-progress"], start_new_session=True, stderr=subprocess.DEVNULL)
     results = out / ".build" / "results"
-    deadline = time.monotonic() + 120
-    while not (results.is_dir() and any(results.glob("*.json"))):
-        assert proc.poll() is None, "the build ended before it could be killed"
-        assert time.monotonic() < deadline, "no instance finished within 120 s"
-        time.sleep(0.02)
-    time.sleep(random.Random(7).uniform(0.3, 1.0))  # seeded: lands inside the second instance's build
-    os.killpg(proc.pid, signal.SIGKILL)  # the whole process group, as a terminal's kill would
-    proc.wait()
-    finished = len(list(results.glob("*.json")))
-    assert 1 <= finished < 3, "the kill did not land mid-build"
-    assert not (out / "tasks.jsonl").exists()
+    for point, finished in KILLS:
+        env = {**os.environ, FAILPOINT_ENV: point}
+        proc = subprocess.run([*cli, "--no-progress"], env=env, start_new_session=True, capture_output=True)
+        assert proc.returncode == -signal.SIGKILL, (point, proc.returncode, proc.stderr.decode()[-2000:])
+        assert len(list(results.glob("*.json"))) == finished, point
+        assert not (out / "tasks.jsonl").exists()
 
     report = build_suite(dataset, "perturb", out, repo_cache=cache, seed=0, n_variants=2, workers=1, progress=False)
-    assert report.skipped_done == finished
+    assert report.skipped_done == 2
+    assert_same_suite(unbroken, out)
+
+
+def test_a_resume_removes_what_a_killed_run_left_of_finished_instances(tmp_path_factory, tmp_path):
+    """A finished instance's work folder and moving note, and half-written temporary files anywhere."""
+    unbroken = built_suite("perturb", tmp_path_factory)
+    cache, dataset = fixture_dataset(tmp_path_factory)
+    out = tmp_path / "suite"
+    shutil.copytree(unbroken, out, symlinks=True)
+    name = "fixture__ledger-1"
+    (out / ".build" / "work" / name / "original").mkdir(parents=True)
+    (out / ".build" / "moving" / f"{name}.json").write_text(json.dumps([f"repos/{name}"]))
+    leftovers = [out / ".tasks.jsonl.tmp", out / ".build" / "results" / f".{name}.json.tmp"]
+    leftovers.append(out / "ground_truth" / f".{name}.json.tmp")
+    for path in leftovers:
+        path.write_text("half")
+    report = build_suite(dataset, "perturb", out, repo_cache=cache, seed=0, n_variants=2, workers=1, progress=False)
+    assert report.skipped_done == 3
+    assert not any(path.exists() for path in leftovers)
     assert_same_suite(unbroken, out)
 
 
