@@ -8,7 +8,9 @@ no `finally`, no atexit, no pool noticing a dead worker. Tests set it on a comma
 session, then resume in a fresh process and compare with an unbroken run.
 
 `name@key` fires only for that key (e.g. one instance id); a trailing `#N` fires on the Nth
-matching call (1-based), so a sweep can land between any two steps of any job.
+matching call in the process (1-based), so a sweep can land between any two steps of any job.
+With REPOANCHOR_FAILPOINT_KILL=process only the calling process dies (a driver killed alone, its
+workers left to notice), instead of its group.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import signal
 
 ENV = "REPOANCHOR_FAILPOINT"
+SCOPE_ENV = "REPOANCHOR_FAILPOINT_KILL"
 _seen: dict[str, int] = {}
 
 
@@ -31,5 +34,7 @@ def failpoint(name: str, key: str = "") -> None:
         return
     _seen[point] = _seen.get(point, 0) + 1
     if _seen[point] == int(nth or 1):
+        if os.environ.get(SCOPE_ENV) == "process":
+            os.kill(os.getpid(), signal.SIGKILL)
         os.killpg(os.getpgid(0), signal.SIGKILL)
 

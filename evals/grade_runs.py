@@ -3,24 +3,31 @@
 Separate from running and redoable: a unit's grade is `units/<unit_id>/grade.json` (atomic), computed from
 the unit's final `patch.diff` and the suite folder's `ground_truth/` — SWE-bench resolution
 (FAIL_TO_PASS ∪ PASS_TO_PASS) for Perturb/SPT/original tasks, the family's dynamic validator for Extend
-tasks. The patch is applied to a throwaway clone of the task repository, never to the suite. Units that
-ended in an infrastructure error or crashed are not graded (`graded: false`, with the reason), so they
-never count as agent failures.
+tasks. The patch is applied to a throwaway clone of the task repository, never to the suite; the clones
+live under the matrix's `.grading/` folder, which one grading process holds at a time and which is
+emptied when grading starts, so a killed grade leaves nothing behind for long. Units that ended in an
+infrastructure error or crashed are not graded (`graded: false`, with the reason), so they never count
+as agent failures.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from repoanchor.evals.failpoints import failpoint
 from repoanchor.evals.grading import grade, run_tests
 from repoanchor.evals.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.run_matrix import RESULT, UNITS, read_result, write_json_atomic
 from repoanchor.evals.suite_format import GROUND_TRUTH_DIR
 
 GRADE = "grade.json"
+SCRATCH = ".grading"
 
 
 def unit_patch(folder: Path, result: dict) -> str:
@@ -35,13 +42,14 @@ def ground_truth(unit: Unit) -> dict:
     return json.loads((suite / GROUND_TRUTH_DIR / f"{repo.name}.json").read_text(encoding="utf-8"))
 
 
-def grade_unit(unit: Unit, result: dict, folder: Path, cache_dir: Path | None) -> dict:
+def grade_unit(unit: Unit, result: dict, folder: Path, cache_dir: Path | None, scratch_root: Path) -> dict:
     record = {"unit_id": unit.unit_id, "suite": unit.suite, "instance_id": unit.instance_id}
     if result.get("status") != "done":
         return {**record, "graded": False, "resolved": None, "reason": f"not graded: unit {result.get('status')}"}
     truth = ground_truth(unit)
     patch = unit_patch(folder, result)
-    scratch = Path(tempfile.mkdtemp(prefix="repoanchor-grade-"))
+    scratch = Path(tempfile.mkdtemp(prefix="grade-", dir=scratch_root))
+    failpoint("grade.scratch-made", unit.unit_id)
     try:
         if truth.get("extend"):
             verdict = _grade_extend(unit, truth, patch, scratch, cache_dir)
@@ -80,28 +88,53 @@ def grade_matrix(config: MatrixConfig, *, redo: bool = False, cache_dir: Path | 
     """Grade every finished unit without a grade (all with `redo`); returns every grade, in unit order."""
     root = Path(config.out) / UNITS
     grades = []
-    for unit in expand(config):
-        folder = root / unit.unit_id
-        result = read_result(folder / RESULT)
-        if result is None:
-            continue
-        existing = None if redo else _read(folder / GRADE)
-        if existing is None:
-            existing = grade_unit(unit, result, folder, cache_dir)
-            write_json_atomic(folder / GRADE, existing)
-        grades.append(
-            {
-                **existing,
-                "scaffold": unit.scaffold,
-                "model": unit.model,
-                "condition": unit.condition,
-                "repeat": unit.repeat,
-                "exit_status": result.get("exit_status"),
-                "cost": result.get("cost"),
-                "steps": (result.get("summary") or {}).get("steps"),
-            }
-        )
+    with _scratch(Path(config.out)) as scratch_root:
+        for unit in expand(config):
+            folder = root / unit.unit_id
+            result = read_result(folder / RESULT)
+            if result is None:
+                continue
+            existing = None if redo else _read(folder / GRADE)
+            if existing is None:
+                existing = grade_unit(unit, result, folder, cache_dir, scratch_root)
+                write_json_atomic(folder / GRADE, existing)
+                failpoint("grade.written", unit.unit_id)
+            grades.append(
+                {
+                    **existing,
+                    "scaffold": unit.scaffold,
+                    "model": unit.model,
+                    "condition": unit.condition,
+                    "repeat": unit.repeat,
+                    "exit_status": result.get("exit_status"),
+                    "cost": result.get("cost"),
+                    "steps": (result.get("summary") or {}).get("steps"),
+                }
+            )
     return grades
+
+
+@contextmanager
+def _scratch(out: Path) -> Iterator[Path]:
+    """The matrix's scratch folder for grading, held by this process and emptied of a killed grade's clones."""
+    scratch = out / SCRATCH
+    scratch.mkdir(parents=True, exist_ok=True)
+    with (scratch / "lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(f"{out} is being graded by another process") from None
+        _empty(scratch)
+        try:
+            yield scratch
+        finally:
+            _empty(scratch)
+
+
+def _empty(scratch: Path) -> None:
+    for path in scratch.iterdir():
+        if path.name != "lock":
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
 
 
 def _read(path: Path) -> dict | None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from repoanchor.evals.executors import Executor
+from repoanchor.evals.failpoints import failpoint
 from repoanchor.evals.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.matrix_display import Display
 
@@ -90,6 +91,7 @@ def run_matrix(config: MatrixConfig, *, executor: Executor, redo: bool = False, 
     root.mkdir(parents=True, exist_ok=True)
     found = {} if redo else {u.unit_id: read_result(root / u.unit_id / RESULT) for u in units}
     results = {unit_id: record for unit_id, record in found.items() if record is not None}
+    remove_leftovers(config.out, results)
     already_done = len(results)
     driver = Driver(config, executor, root, results)
     todo = [unit for unit in units if unit.unit_id not in results]
@@ -100,6 +102,20 @@ def run_matrix(config: MatrixConfig, *, executor: Executor, redo: bool = False, 
     summary.wall_seconds = round(time.monotonic() - started, 3)
     write_json_atomic(config.out / "summary.json", summary.model_dump())
     return summary
+
+
+def remove_leftovers(out: Path, results: dict[str, dict]) -> None:
+    """Half-written files of a killed invocation (`.NAME.PID.tmp`), and in a done unit's folder any
+    staging folder a stale worker left (`.attempt-N.SESSION`). Unfinished units are cleaned when they
+    start again; nothing else in a unit folder is touched (grading writes its grade.json there)."""
+    for temporary in out.glob(".*.tmp"):
+        temporary.unlink(missing_ok=True)
+    for unit_id in results:
+        for path in (out / UNITS / unit_id).glob(".*"):
+            if path.is_dir() and path.name.startswith(".attempt-"):
+                shutil.rmtree(path, ignore_errors=True)
+            elif path.name.endswith(".tmp"):
+                path.unlink(missing_ok=True)
 
 
 class Driver:
@@ -142,7 +158,9 @@ class Driver:
             shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True, exist_ok=True)
         self.attempts += 1
-        return self.executor.submit(unit, self._staging(unit, attempt))
+        handle = self.executor.submit(unit, self._staging(unit, attempt))
+        failpoint("matrix.submitted", unit.unit_id)
+        return handle
 
     def _staging(self, unit: Unit, attempt: int) -> Path:
         return self.root / unit.unit_id / f".attempt-{attempt}.{self.session}"
@@ -153,6 +171,7 @@ class Driver:
         staging = self._staging(unit, attempt)
         if staging.exists():
             staging.replace(staging.parent / name)
+        failpoint("matrix.attempt-moved", unit.unit_id)
         summary = outcome.get("summary")
         cost = (summary or {}).get("cost")
         self.spent += cost or 0.0
@@ -165,6 +184,7 @@ class Driver:
         status = "crashed" if "error" in outcome else "infra_error" if kind else "done"
         record = result_record(unit, status, history, summary, outcome.get("error") or outcome.get("lost"))
         write_json_atomic(self.root / unit.unit_id / RESULT, record)
+        failpoint("matrix.result-written", unit.unit_id)
         self.results[unit.unit_id] = record
         self.ran += 1
         if self.display:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,7 +14,8 @@ import pytest
 from repoanchor.evals.demo import oracle_truths
 from repoanchor.evals.executors import LocalPool
 from repoanchor.evals.fixture_project import materialize_fixture
-from repoanchor.evals.grade_runs import GRADE, grade_matrix
+from repoanchor.evals.failpoints import ENV as FAILPOINT_ENV
+from repoanchor.evals.grade_runs import GRADE, SCRATCH, grade_matrix
 from repoanchor.evals.matrix import MatrixConfig
 from repoanchor.evals.oracle import ORACLE_MODEL, OraclePolicy
 from repoanchor.evals.run_matrix import run_matrix
@@ -67,3 +72,17 @@ def test_the_oracle_resolves_every_task_an_idle_model_none(tmp_path: Path, monke
     stamps = [path.stat().st_mtime_ns for path in files]
     assert grade_matrix(config) == grades
     assert [path.stat().st_mtime_ns for path in files] == stamps
+
+    # Killed (its whole process group) while a clone of the second unit's repository was being graded:
+    # the next grading removes that clone and ends with the same grades.
+    yaml_config = tmp_path / "matrix.yaml"
+    yaml_config.write_text(json.dumps(config.model_dump(mode="json")))
+    second = sorted(path.parent.name for path in files)[1]
+    command = [sys.executable, "-c", "from repoanchor.evals.cli import app; app()", "grade", str(yaml_config), "--redo"]
+    env = {**os.environ, FAILPOINT_ENV: f"grade.scratch-made@{second}"}
+    killed = subprocess.run(command, env=env, start_new_session=True, capture_output=True)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()[-2000:]
+    scratch = tmp_path / "runs" / SCRATCH
+    assert [p.name for p in scratch.iterdir() if p.name != "lock"], "the killed grade left no clone to clean"
+    assert grade_matrix(config) == grades
+    assert [p.name for p in scratch.iterdir()] == ["lock"]

@@ -1,17 +1,19 @@
-"""Crash safety: `repoanchor eval` SIGKILLed at seeded random points, resumed each time, ends with exactly
-the results of an unbroken run: same result files, same contents, every one valid JSON, nothing extra."""
+"""Crash safety: `repoanchor eval` SIGKILLed at five named points of the driver (failpoints, not timers, so
+machine load cannot move them), resumed each time, ends with exactly the results of an unbroken run: same
+result files, same contents, every one valid JSON, nothing extra, and no worker outliving its driver."""
 
 from __future__ import annotations
 
 import json
 import os
-import random
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from repoanchor.evals.failpoints import ENV as FAILPOINT_ENV
+from repoanchor.evals.failpoints import SCOPE_ENV as FAILPOINT_SCOPE_ENV
 from repoanchor.scaffolds.scripted_server import ScriptedServer
 from tests.support.matrix_suite import (
     comparable,
@@ -22,15 +24,25 @@ from tests.support.matrix_suite import (
     write_config,
 )
 
-KILLS = 5
-SEED = 20261129
-UNITS = 3 * 2 * 3  # tasks × conditions × repeats: enough that five kills land before the matrix is done
+UNITS = 3 * 2 * 3  # tasks × conditions × repeats: more than the kills below finish together
+KILLS = [
+    "matrix.submitted#1",  # start-up: the first unit in flight, nothing recorded
+    "matrix.attempt-moved#2",  # an attempt folder in place, its unit's result not yet written
+    "matrix.result-written#3",  # a result written, the other worker mid-run
+    "matrix.submitted#4",
+    "matrix.result-written#1",
+]
+WORKERS_END_WITHIN = 60
+"""Seconds a killed driver's workers get to notice and exit (they take well under one on an idle machine;
+the margin is for a loaded CI machine and costs nothing when they end sooner)."""
 # Two plain conditions: a unit takes ~0.3 s, so the test's time goes into kills and resumes, not agent runs.
 CONDITIONS = [{"name": "plain"}, {"name": "hints", "hints": "structural"}]
 
 
-def start(config: Path) -> subprocess.Popen:
+def start(config: Path, failpoint: str | None = None) -> subprocess.Popen:
     env = {**os.environ, "OPENAI_API_KEY": "sk-test-crash-0123456789"}
+    if failpoint:  # the driver alone dies there; its workers must notice and exit by themselves
+        env.update({FAILPOINT_ENV: failpoint, FAILPOINT_SCOPE_ENV: "process"})
     command = [sys.executable, "-m", "repoanchor.evals.cli_eval", str(config), "--no-progress"]
     # Its own process group, so the test can see whether the driver's workers outlived it.
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -61,7 +73,7 @@ def workers(group: int) -> list[int]:
 
 
 def assert_ends(group: int, which=live_members) -> None:
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + WORKERS_END_WITHIN
     while which(group) and time.monotonic() < deadline:
         time.sleep(0.05)
     left = which(group)
@@ -89,26 +101,17 @@ def assert_every_result_is_whole(out: Path) -> None:
         assert record["status"] == "done"
 
 
-def kill_at_a_random_point(config: Path, out: Path, rng: random.Random) -> int | None:
-    """Start the matrix, let it finish 0-2 more units, wait a random moment, SIGKILL the driver alone:
-    with 0, somewhere in start-up (workers spawning and importing), else just after a result was written,
-    with the other worker mid-run. Returns the killed driver's process group; None when the matrix
-    finished first."""
-    more = rng.choice([0, 1, 2])
-    wanted = count_results(out) + more
-    process = start(config)
-    deadline = time.monotonic() + 60
-    while count_results(out) < wanted and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    time.sleep(rng.uniform(0.2, 3.0) if more == 0 else rng.uniform(0, 0.2))
-    killed = process.poll() is None
-    if killed:
-        process.send_signal(signal.SIGKILL)
-    process.wait()
-    process.stdout.close()  # a fork server still importing holds the other end for a while
-    process.stderr.close()
+def kill_at(config: Path, point: str) -> int:
+    """Run the matrix until its driver dies at `point`; the killed driver's process group."""
+    process = start(config, point)
+    try:
+        _, errors = process.communicate(timeout=180)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        raise
+    assert process.returncode == -signal.SIGKILL, (point, process.returncode, errors.decode()[-2000:])
     assert_ends(process.pid, workers)  # no worker may go on writing while the next driver resumes
-    return process.pid if killed else None
+    return process.pid
 
 
 def test_a_matrix_killed_five_times_resumes_to_the_results_of_an_unbroken_run(tmp_path: Path, request):
@@ -121,16 +124,13 @@ def test_a_matrix_killed_five_times_resumes_to_the_results_of_an_unbroken_run(tm
         broken = write_config(tmp_path / "broken.yaml", server.base_url, repeats=3, out="broken", conditions=CONDITIONS)
         assert run_to_the_end(unbroken)["statuses"]["done"] == UNITS
 
-        rng, killed = random.Random(SEED), []
-        for _ in range(3 * KILLS):
-            killed += [kill_at_a_random_point(broken, tmp_path / "broken", rng)]
+        killed = []
+        for point in KILLS:
+            killed.append(kill_at(broken, point))
             assert_every_result_is_whole(tmp_path / "broken")
-            assert count_results(tmp_path / "broken") < UNITS, "finished before five kills: enlarge the matrix"
-            if len(list(filter(None, killed))) == KILLS:
-                break
-        assert len(list(filter(None, killed))) == KILLS
+        assert count_results(tmp_path / "broken") < UNITS
         summary = run_to_the_end(broken)
-        for group in filter(None, killed):  # fork servers still importing when their driver died end later
+        for group in killed:  # fork servers still importing when their driver died end later
             assert_ends(group)
 
     assert summary["statuses"]["done"] == UNITS
