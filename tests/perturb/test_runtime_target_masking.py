@@ -141,10 +141,11 @@ def test_doctest_collection_config_refuses_every_module(tmp_path: Path):
 # --- threads -------------------------------------------------------------------------------------
 
 CONCURRENT = r"""
-import threading, time
+import builtins, threading
+builtins.INSIDE = threading.Event()
 worker = threading.Thread(target=__import__, args=("pkg.slow",))
 worker.start()
-time.sleep(0.2)  # the worker is now inside the module body
+builtins.INSIDE.wait()  # the worker is now inside the module body, whatever the machine's load
 import pkg.slow
 print(pkg.slow.READY)
 worker.join()
@@ -152,7 +153,7 @@ worker.join()
 
 
 def test_a_second_thread_waits_for_the_module_like_the_import_system_makes_it(tmp_path: Path):
-    files = {"pkg/__init__.py": "", "pkg/slow.py": "import time\n\nif True:\n    time.sleep(1.0)\nREADY = 'ready'\n"}
+    files = {"pkg/__init__.py": "", "pkg/slow.py": "import builtins, time\n\nif True:\n    builtins.INSIDE.set()\n    time.sleep(1.0)\nREADY = 'ready'\n"}
     src = make_tree(tmp_path / "src", files)
     mask(src, tmp_path / "out")
     assert run_py(src, CONCURRENT).stdout == run_py(tmp_path / "out", CONCURRENT).stdout == "ready\n"

@@ -168,7 +168,7 @@ def test_a_command_timeout_is_shown_to_the_agent(api_key, repo, tmp_path):
     with ScriptedServer(turns("sleep 30", SUBMIT)) as server, LocalWorktree(repo) as env:
         started = time.monotonic()
         record = run_mini(env, server.base_url, tmp_path, Limits(command_timeout=1))
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 25  # well under the 30 s the command takes unkilled; the rest is margin for a loaded machine
     assert (record.exit_status, record.infra_error) == ("Submitted", None)
     observation = server.requests[1].body["messages"][-1]
     assert observation["role"] == "tool"
@@ -188,7 +188,9 @@ def test_model_failures_are_infrastructure_errors(api_key, repo, tmp_path, repli
     with ScriptedServer(replies) as server, LocalWorktree(repo) as env:
         started = time.monotonic()
         record = run_mini(env, server.base_url, tmp_path, **model)
-    assert time.monotonic() - started < 4
+    # One request proves no client retries and the kind proves the 1 s timeout fired (the hang answers
+    # at 5 s); the bound only guards against minutes of default retrying, with room for a loaded machine.
+    assert time.monotonic() - started < 20
     assert len(server.requests) == 1  # max_retries=0: one attempt, no hidden client retries
     assert (record.infra_error, record.exit_status) == (kind, None)
     assert words in record.infra_message
@@ -200,7 +202,7 @@ def test_an_unreachable_server_is_an_infrastructure_error(api_key, repo, tmp_pat
     with LocalWorktree(repo) as env:
         started = time.monotonic()
         record = run_mini(env, f"http://127.0.0.1:{free_port()}/v1", tmp_path, **FAST)
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 20  # the client's default retries back off for minutes; margin for load
     assert (record.infra_error, record.exit_status, record.patch) == ("model_unreachable", None, "")
     assert "Connection" in record.infra_message
     assert (tmp_path / "run.json").is_file()

@@ -70,20 +70,21 @@ def test_streams_server_sent_events_when_asked():
 
 
 def test_serves_concurrent_requests_and_frees_its_port():
-    with ScriptedServer([Reply("slow", delay=0.5), Reply("fast")]) as server:
-        results = {}
+    with ScriptedServer([Reply("slow", delay=3), Reply("fast")]) as server:
+        results, finished = {}, []
 
         def call(name: str) -> None:
             results[name] = _post(server.base_url + "/chat/completions", {"n": name})[0]
+            finished.append(name)
 
         threads = [threading.Thread(target=call, args=(n,)) for n in ("a", "b")]
-        start = time.perf_counter()
-        for t in threads:
-            t.start()
-            time.sleep(0.05)
+        threads[0].start()
+        while not server.requests:  # the slow request is being served (it is recorded on arrival)
+            time.sleep(0.01)
+        threads[1].start()
         for t in threads:
             t.join()
-        assert time.perf_counter() - start < 1.0  # the second did not queue behind the first's delay
+        assert finished == ["b", "a"]  # the second did not queue behind the first's 3 s delay
         assert results == {"a": 200, "b": 200}
         port = server.port
     with pytest.raises(urllib.error.URLError):
