@@ -37,4 +37,3 @@ def failpoint(name: str, key: str = "") -> None:
         if os.environ.get(SCOPE_ENV) == "process":
             os.kill(os.getpid(), signal.SIGKILL)
         os.killpg(os.getpgid(0), signal.SIGKILL)
-

@@ -20,7 +20,10 @@ DATASET_PATH = FIXTURE_DIR / "dataset.jsonl"
 REPO_NAME = "fixture/ledger"
 
 # Written at materialisation rather than shipped: package-data globs skip dotfiles.
-GITIGNORE = "__pycache__/\n*.pyc\n.pytest_cache/\n"
+GITIGNORE = "__pycache__/\n*.pyc\n.pytest_cache/\n.env\n"
+TRACKED_IGNORED = {"tests/data/.env": "LEDGER_TEST_LOCALE=C\n"}
+"""Files the repository tracks although its .gitignore matches them (`git add --force`), as real projects
+do (flask's tests/test_apps/.env): the tests read this one, so a task repository that lost it fails."""
 _PINNED = {
     "GIT_AUTHOR_NAME": "Ledger Maintainers",
     "GIT_AUTHOR_EMAIL": "maintainers@ledger.invalid",
@@ -42,8 +45,12 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def _copy_project(repo: Path) -> None:
-    shutil.copytree(PROJECT_DIR, repo, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache"))
+    caches = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".ruff_cache")
+    shutil.copytree(PROJECT_DIR, repo, ignore=caches)
     (repo / ".gitignore").write_text(GITIGNORE)
+    for rel, text in TRACKED_IGNORED.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
     # Installed package data may carry other mode bits; git records 644 vs 755, which changes the hash.
     for path in repo.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
@@ -57,6 +64,7 @@ def make_fixture_repo(dest: Path) -> str:
     _copy_project(dest)
     _git(dest, "init", "-q")
     _git(dest, "add", "-A")
+    _git(dest, "add", "--force", *TRACKED_IGNORED)
     _git(dest, "commit", "-q", "-m", "ledger 0.3.0")
     return _git(dest, "rev-parse", "HEAD")
 

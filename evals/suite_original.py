@@ -8,6 +8,7 @@ in tasks.jsonl, and the gold patch only under ground_truth/.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
 from pathlib import Path
@@ -15,16 +16,20 @@ from pathlib import Path
 from repoanchor.evals.datasets import load_dataset
 from repoanchor.evals.instance_env import source_repo
 from repoanchor.perturb.suite_export import dumps, grading_row, jsonl, safe_name, task_row, tree_id, write_atomic
-from repoanchor.perturb.variant_git import init_single_commit
+from repoanchor.perturb.variant_git import init_single_commit, tracked_files
 
 
 def export_tree(source: Path, commit: str, dest: Path) -> None:
-    """The files of `commit`, without its .git (`git archive` writes exactly the committed tree)."""
+    """The files of `commit`, as a checkout writes them, without a .git.
+
+    Through a private index rather than `git archive`, which drops `export-ignore` files and rewrites
+    `export-subst` ones (setuptools_scm's .git_archival.txt): a task must hold the tree as checked out."""
     dest.mkdir(parents=True)
-    with tempfile.TemporaryFile() as archive:
-        subprocess.run(["git", "-C", str(source), "archive", "--format=tar", commit], stdout=archive, check=True)
-        archive.seek(0)
-        subprocess.run(["tar", "-x", "-C", str(dest)], stdin=archive, check=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(GIT_INDEX_FILE=str(Path(scratch) / "index"), GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+        for args in (["read-tree", commit], ["checkout-index", "--all", "--force", f"--prefix={dest}/"]):
+            subprocess.run(["git", "-C", str(source), *args], env=env, check=True, capture_output=True)
 
 
 def build_original_suite(dataset: str | Path, out: Path, *, repo_cache: Path | None = None) -> dict:
@@ -39,8 +44,9 @@ def build_original_suite(dataset: str | Path, out: Path, *, repo_cache: Path | N
             commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True)
             commit = commit.stdout.strip()
         else:
-            export_tree(source_repo(row, repo_cache=repo_cache), row["base_commit"], repo)
-            commit = init_single_commit(repo)
+            source = source_repo(row, repo_cache=repo_cache)
+            export_tree(source, row["base_commit"], repo)
+            commit = init_single_commit(repo, expect=tracked_files(source, row["base_commit"]))
         truth = {"row": grading_row(row, row["instance_id"], commit, row["patch"])}
         write_atomic(out / "ground_truth" / f"{name}.json", dumps(truth))
         tasks.append(task_row(row, row["instance_id"], "original", commit))

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from repoanchor.perturb.variant_git import tracked_files
 
 # Build and tool caches are not part of a project's source; copying them would only leak.
 NEVER_COPY = frozenset(
@@ -58,6 +61,31 @@ def ignore_for_copy(directory: str, names: list[str]) -> set[str]:
         if (Path(directory) / name / "pyvenv.cfg").is_file():
             ignored.add(name)
     return ignored
+
+
+def source_files(src: Path) -> frozenset[str]:
+    """The files git tracks in `src` that are on disk (a working tree may have deleted some); empty when
+    `src` is no git work tree. What a copy of `src`, and its commit, must hold."""
+    present = (path for path in tracked_files(src) or () if (src / path).is_symlink() or (src / path).exists())
+    return frozenset(present)
+
+
+def copy_source_tree(src: Path, dst: Path) -> frozenset[str]:
+    """Copy `src` to `dst` (symlinks as links) without caches, VCS folders, virtualenvs or bytecode,
+    except what git tracks in `src`: a tracked file is part of the project whatever its name (a test's
+    `.pyc` fixture, a folder called `venv`). Returns the tracked files copied (empty if `src` is no git
+    work tree): a commit of `dst` must hold them all."""
+    src, dst = Path(src), Path(dst)
+    tracked = source_files(src)
+    spared = set(tracked) | {parent.as_posix() for path in tracked for parent in PurePosixPath(path).parents}
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        here = Path(directory).relative_to(src).as_posix()
+        prefix = "" if here == "." else here + "/"
+        return {name for name in ignore_for_copy(directory, names) if prefix + name not in spared}
+
+    shutil.copytree(src, dst, symlinks=True, ignore=ignore)
+    return frozenset(tracked)
 
 
 def is_test_file(relpath: str, patterns: tuple[str, ...] = TEST_PATTERNS) -> bool:

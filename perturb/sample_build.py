@@ -12,6 +12,7 @@ import shutil
 import traceback
 from dataclasses import asdict
 
+from repoanchor.perturb.files import source_files
 from repoanchor.perturb.metadata import tool_version, variant_metadata, write_metadata
 from repoanchor.perturb.sampler import Batch, VariantPlan
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
@@ -48,7 +49,7 @@ def build_variant(batch: Batch, plan: VariantPlan, file_workers: int = 0) -> dic
         config = apply_config(batch, plan, file_workers)
         report = apply_tree(batch.src, out, config)
         identity = CommitIdentity()
-        commit = init_single_commit(out, identity)
+        commit = init_single_commit(out, identity, expect=source_files(batch.src))
     except Exception as exc:  # recorded, never raised: one bad variant must not stop the batch
         if not existed:
             shutil.rmtree(out, ignore_errors=True)

@@ -19,6 +19,7 @@ from repoanchor.evals import instance_env
 from repoanchor.evals.failpoints import failpoint
 from repoanchor.evals.grading import patched_files
 from repoanchor.evals.instance_env import EnvSpec
+from repoanchor.perturb.files import source_files
 from repoanchor.perturb.metadata import variant_metadata
 from repoanchor.perturb.suite_export import (
     TRUTH_FORMAT,
@@ -50,7 +51,7 @@ from repoanchor.perturb.suite_validate import (
 )
 from repoanchor.perturb.tree import ApplyConfig
 from repoanchor.perturb.validate import changed_files
-from repoanchor.perturb.variant_git import init_single_commit
+from repoanchor.perturb.variant_git import IntegrityError, init_single_commit
 
 
 def instance_seed(seed: int, label: str, instance_id: str) -> int:
@@ -140,7 +141,10 @@ def _make_variant(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> 
     name = safe_name(task_id)
     variant_gold = work.root / f"variant-gold-{name}"
     report, report_gold = perturb_pair(work.original, work.with_gold, config, repo, variant_gold)
-    commit = init_single_commit(repo)
+    try:  # the perturbation adds and rewrites files, never removes one: all of the original's must be there
+        commit = init_single_commit(repo, expect=source_files(work.original))
+    except IntegrityError as exc:
+        raise Rejected("integrity", str(exc).replace(str(work.root), "<work>")) from None
     tag = carry_version_tag(work.original, repo)
     dropped = decoys(report, report_gold)
     patch = remap_patch(repo, variant_gold, work.root / f"remap-{name}", dropped)

@@ -18,7 +18,7 @@ from pathlib import Path
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.crosscheck import check_other_interpreters
 from repoanchor.perturb.engine import FileResult, PassSpec, rng_for, run_with_big_stack, transform_source
-from repoanchor.perturb.files import FileSkip, ignore_for_copy, python_files
+from repoanchor.perturb.files import FileSkip, copy_source_tree, python_files
 from repoanchor.perturb.project import project_info
 from repoanchor.perturb.results import Outcome, Skipped
 from repoanchor.perturb.transforms import get_transform, get_transform_class, scope_of
@@ -86,7 +86,7 @@ def apply_tree(
     _check_paths(src, out)
     for transform in config.transforms:
         get_transform_class(transform)  # fail fast on an unknown id, before any copying
-    shutil.copytree(src, out, symlinks=True, ignore=ignore_for_copy)
+    copy_source_tree(src, out)
     try:
         return _apply_copied(src, out, config, progress)
     except BaseException:

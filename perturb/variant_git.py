@@ -6,12 +6,19 @@ The source's `.git` is never copied (`files.NEVER_COPY`); here a new repository 
 commit whose author, committer, dates and message are fixed, so the same tree always gets the
 same commit id. Git runs isolated from the caller: no user or system config (signing, hooks,
 templates, autocrlf), and no inherited GIT_* variables that could point it at another repo.
+
+The commit holds every file of the tree, `.gitignore` or not (`git add --force`): projects track files
+their own `.gitignore` matches (flask's `tests/test_apps/.env`), and a clone of the task — what the
+grader and every environment check out — must equal the tree that was validated. The commit is then
+checked: nothing on disk left out, and every file the caller expects (the source's tracked files)
+present.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,16 +36,54 @@ class GitError(RuntimeError):
     """A git command failed while building the variant's history."""
 
 
-def init_single_commit(tree: Path, identity: CommitIdentity | None = None) -> str:
-    """Make `tree` a repository whose history is exactly one commit of all its files; its id."""
+class IntegrityError(GitError):
+    """The fresh commit does not hold exactly the tree's files, or lost a file the source tracks."""
+
+
+def init_single_commit(
+    tree: Path, identity: CommitIdentity | None = None, *, expect: Iterable[str] | None = None
+) -> str:
+    """Make `tree` a repository whose history is exactly one commit of all its files; its id.
+
+    `expect`: paths that must be in the commit (the source's tracked files, less what the caller removed)."""
     identity = identity or CommitIdentity()
     if (tree / ".git").exists():
         raise GitError(f"{tree} already has a .git: a variant's history must be fresh")
     env = _isolated_env(identity)
     _git(tree, env, "init", "--quiet", f"--initial-branch={identity.branch}", "--template=")
-    _git(tree, env, "add", "--all")
+    _git(tree, env, "add", "--all", "--force")
     _git(tree, env, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", identity.message)
+    check_commit(tree, expect or ())
     return _git(tree, env, "rev-parse", "HEAD").strip()
+
+
+def check_commit(repo: Path, expect: Iterable[str]) -> None:
+    """Raise IntegrityError unless HEAD holds every file on disk and every path of `expect`."""
+    status = _git(repo, _isolated_env(CommitIdentity()), "status", "--porcelain", "-z", "--ignored", "-uall")
+    left_out = [entry[3:] for entry in status.split("\0") if entry]
+    if left_out:
+        raise IntegrityError(f"{repo}: {len(left_out)} file(s) on disk are not in the commit: {_some(left_out)}")
+    missing = sorted(set(expect) - (tracked_files(repo, "HEAD") or frozenset()))
+    if missing:
+        raise IntegrityError(f"{repo}: the commit lost {len(missing)} file(s) the source tracks: {_some(missing)}")
+
+
+def tracked_files(repo: Path, commit: str | None = None) -> frozenset[str] | None:
+    """The files git tracks under `repo` (in `commit`, else in its index), relative to `repo`; submodules
+    (gitlinks) left out, as no copy holds them. None when `repo` is not inside a git work tree."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    args = ["ls-tree", "-r", "-z", "--full-tree", commit] if commit else ["ls-files", "-s", "-z"]
+    proc = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return None
+    entries = (line.split("\t", 1) for line in proc.stdout.split("\0") if line)
+    return frozenset(path for meta, path in entries if not meta.startswith("160000"))
+
+
+def _some(paths: list[str], shown: int = 5) -> str:
+    more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
+    return ", ".join(paths[:shown]) + more
 
 
 def _isolated_env(identity: CommitIdentity) -> dict[str, str]:

@@ -47,7 +47,7 @@ from repoanchor.perturb.extend.multi_file import MultiFile
 from repoanchor.perturb.extend.proxy_chain import ProxyChain
 from repoanchor.perturb.extend.runtime_target import RuntimeTarget
 from repoanchor.perturb.extend.scope import ScopeError, changed_paths, scope_violations
-from repoanchor.perturb.files import is_test_file
+from repoanchor.perturb.files import is_test_file, source_files
 from repoanchor.perturb.variant_git import init_single_commit
 
 Grader = Callable[[ExtendTask, Path, dict], ValidationResult]
@@ -99,7 +99,7 @@ def _build_one(family: Family, ctx: BuildContext, out_dir: Path, grader: Grader 
         return ExtendTask(**base, status="skipped", reason=f"cannot build: {exc}")
     copy_tree(ctx.source, repo)  # not the private copy: the baseline tests and probes ran in that one
     apply_edit(repo, {"files": plan.erase})
-    commit = init_single_commit(repo)
+    commit = init_single_commit(repo, expect=source_files(ctx.source))  # erasing rewrites, never removes
     write_json(truth, gt)
     config = ctx.config
     spec = ValidatorSpec(

@@ -6,12 +6,11 @@ import json
 import math
 import os
 import shlex
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from repoanchor.perturb.files import ignore_for_copy
+from repoanchor.perturb.files import copy_source_tree
 from repoanchor.perturb.testrun import InfrastructureError, run_tests
 
 PROBE = Path(__file__).with_name("probe.py")
@@ -38,7 +37,7 @@ def package_of(rel: str, root: Path) -> str:
 
 
 def copy_tree(src: Path, dst: Path) -> None:
-    shutil.copytree(src, dst, symlinks=True, ignore=ignore_for_copy)
+    copy_source_tree(src, dst)
 
 
 def clone(repo: Path, dst: Path) -> None:

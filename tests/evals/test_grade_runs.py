@@ -13,8 +13,8 @@ import pytest
 
 from repoanchor.evals.demo import oracle_truths
 from repoanchor.evals.executors import LocalPool
-from repoanchor.evals.fixture_project import materialize_fixture
 from repoanchor.evals.failpoints import ENV as FAILPOINT_ENV
+from repoanchor.evals.fixture_project import materialize_fixture
 from repoanchor.evals.grade_runs import GRADE, SCRATCH, grade_matrix
 from repoanchor.evals.matrix import MatrixConfig
 from repoanchor.evals.oracle import ORACLE_MODEL, OraclePolicy

@@ -153,7 +153,8 @@ worker.join()
 
 
 def test_a_second_thread_waits_for_the_module_like_the_import_system_makes_it(tmp_path: Path):
-    files = {"pkg/__init__.py": "", "pkg/slow.py": "import builtins, time\n\nif True:\n    builtins.INSIDE.set()\n    time.sleep(1.0)\nREADY = 'ready'\n"}
+    slow = "import builtins, time\n\nif True:\n    builtins.INSIDE.set()\n    time.sleep(1.0)\nREADY = 'ready'\n"
+    files = {"pkg/__init__.py": "", "pkg/slow.py": slow}
     src = make_tree(tmp_path / "src", files)
     mask(src, tmp_path / "out")
     assert run_py(src, CONCURRENT).stdout == run_py(tmp_path / "out", CONCURRENT).stdout == "ready\n"

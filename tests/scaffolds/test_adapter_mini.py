@@ -168,7 +168,8 @@ def test_a_command_timeout_is_shown_to_the_agent(api_key, repo, tmp_path):
     with ScriptedServer(turns("sleep 30", SUBMIT)) as server, LocalWorktree(repo) as env:
         started = time.monotonic()
         record = run_mini(env, server.base_url, tmp_path, Limits(command_timeout=1))
-    assert time.monotonic() - started < 25  # well under the 30 s the command takes unkilled; the rest is margin for a loaded machine
+    # well under the 30 s the command takes unkilled; the rest is margin for a loaded machine
+    assert time.monotonic() - started < 25
     assert (record.exit_status, record.infra_error) == ("Submitted", None)
     observation = server.requests[1].body["messages"][-1]
     assert observation["role"] == "tool"

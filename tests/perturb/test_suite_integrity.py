@@ -1,0 +1,94 @@
+"""A task repository holds every file of its source, `.gitignore` or not: the ledger fixture tracks
+`tests/data/.env` although its .gitignore lists `.env` (as flask does), and its tests read it. Every suite
+kind's task commit must keep it; the integrity check refuses a commit that lost a tracked file."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_suite import built_suite, fixture_dataset
+
+from repoanchor.evals.fixture_project import TRACKED_IGNORED
+from repoanchor.evals.suite_format import read_suite_tasks
+from repoanchor.evals.suite_original import build_original_suite
+from repoanchor.perturb.files import copy_source_tree, source_files
+from repoanchor.perturb.variant_git import IntegrityError, check_commit, init_single_commit, tracked_files
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory) -> tuple[Path, str]:
+    cache, _ = fixture_dataset(tmp_path_factory)
+    repo = cache / "ledger"
+    return repo, _git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_the_fixture_tracks_a_file_its_gitignore_matches(source):
+    repo, commit = source
+    for rel in TRACKED_IGNORED:
+        assert rel in tracked_files(repo, commit)
+        assert _git(repo, "check-ignore", "--no-index", rel).strip() == rel
+
+
+@pytest.mark.parametrize("kind", ["original", "perturb", "spt", "extend"])
+def test_every_suite_kind_keeps_every_tracked_file(kind, source, tmp_path_factory):
+    repo, commit = source
+    if kind == "original":
+        cache, dataset = fixture_dataset(tmp_path_factory)
+        suite = tmp_path_factory.mktemp("original") / "suite"
+        build_original_suite(dataset, suite, repo_cache=cache)
+    else:
+        suite = built_suite(kind, tmp_path_factory)
+    tasks = read_suite_tasks(suite)
+    assert tasks, f"the {kind} suite built no task"
+    expected = tracked_files(repo, commit)
+    for task in tasks:
+        committed = tracked_files(suite / task.repoanchor_repo, "HEAD")
+        assert expected <= committed, (task.instance_id, sorted(expected - committed))
+        assert not _git(suite / task.repoanchor_repo, "status", "--porcelain", "--ignored", "-uall")
+
+
+def test_the_integrity_check_refuses_a_commit_that_lost_a_tracked_file(source, tmp_path):
+    repo, _ = source
+    tree = tmp_path / "tree"
+    copied = copy_source_tree(repo, tree)
+    assert copied == source_files(repo) and set(TRACKED_IGNORED) <= copied
+    lost = next(iter(TRACKED_IGNORED))
+    (tree / lost).unlink()
+    with pytest.raises(IntegrityError, match=f"lost 1 file.*{lost}"):
+        init_single_commit(tree, expect=copied)
+
+
+def test_the_integrity_check_refuses_files_on_disk_left_out_of_the_commit(source, tmp_path):
+    repo, _ = source
+    tree = tmp_path / "tree"
+    copy_source_tree(repo, tree)
+    init_single_commit(tree, expect=source_files(repo))
+    (tree / "ledger" / "added_later.py").write_text("X = 1\n")
+    with pytest.raises(IntegrityError, match="not in the commit: ledger/added_later.py"):
+        check_commit(tree, ())
+
+
+def test_tracked_files_named_like_caches_are_copied_and_committed(tmp_path):
+    """NEVER_COPY drops caches, bytecode and virtualenvs, but not the ones a project tracks."""
+    src = tmp_path / "src"
+    files = {"pkg/__init__.py": "", "tests/data/old.pyc": "", "tests/venv/marker.txt": "", ".tox/keep.ini": ""}
+    for rel, text in files.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text)
+    (src / "untracked.pyc").write_text("")
+    (src / "pkg" / "__pycache__").mkdir()
+    (src / "pkg" / "__pycache__" / "x.pyc").write_text("")
+    _git(src.parent, "init", "-q", str(src))
+    _git(src, "add", "--force", *files)
+    copied = copy_source_tree(src, tmp_path / "out")
+    assert copied == set(files)
+    assert not (tmp_path / "out" / "untracked.pyc").exists()
+    assert not (tmp_path / "out" / "pkg" / "__pycache__").exists()
+    init_single_commit(tmp_path / "out", expect=copied)
+    assert tracked_files(tmp_path / "out", "HEAD") == set(files)
