@@ -12,14 +12,13 @@ recorded in rejected.jsonl with their reasons.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 from repoanchor.evals.grading import grade, run_tests
 from repoanchor.evals.instance_env import EnvSpec
+from repoanchor.perturb.extend.scope import worktree_diff
 from repoanchor.perturb.suite_export import TRUTH_FORMAT, dumps, rejection, safe_name, write_atomic
 from repoanchor.perturb.suite_instance import Work, instance_seed
 from repoanchor.perturb.suite_validate import clone, suite_env
@@ -31,12 +30,7 @@ EXCLUDES = list(PATCH_EXCLUDE_PATHSPECS)  # an answer's patch leaves out what an
 
 def worktree_patch(worktree: Path, base: str) -> str:
     """The answer in `worktree` as a patch against `base`, untracked files included (private index)."""
-    with tempfile.TemporaryDirectory(prefix="repoanchor-index-") as tmp:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env.update(GIT_INDEX_FILE=str(Path(tmp) / "index"), GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
-        for args in (["add", "-A", "--", ".", *EXCLUDES], ["diff", "--cached", "--binary", "--no-renames", base]):
-            proc = subprocess.run(["git", *args], cwd=worktree, env=env, capture_output=True, text=True, check=True)
-        return proc.stdout
+    return worktree_diff(worktree, base, "--binary", pathspecs=EXCLUDES)
 
 
 def grader(row: dict, env: EnvSpec, timeout: float):
@@ -76,7 +70,7 @@ def build_extend_from_perturb(work: Work, config) -> None:
     (work.export / "ground_truth" / f"{name}.json").unlink()
     work.summary = summarize_instance(truth["metadata"], work.row).model_dump()
     options = {k: v for k, v in (config.extend or {}).items() if k != ASSIGN_KEY}
-    families = FamiliesConfig(**{"python": work.env.python, **options})
+    families = FamiliesConfig(**{**extend_env(work.env), **options})
     seed = instance_seed(config.seed, "extend", work.row["instance_id"])
     tasks = build_extend_tasks(
         variant, truth["metadata"], work.row, work.root / "extend", families_config=families, seed=seed,
@@ -114,6 +108,17 @@ def _stage(work: Work, task, perturb_truth: dict, seed: int) -> None:
     work.tasks.append({**visible, **task.suite_row(f"repos/{name}")})
 
 
+def extend_env(env) -> dict:
+    """FamiliesConfig/ValidatorSpec fields for the instance's environment: its Python, and its install step
+    run in every checkout the families test or probe (under the venv's lock, as grading runs it)."""
+    setup = "\n".join([*env.pre_install, env.install or ""]).strip()
+    lock = None
+    if env.venv:
+        venv = Path(env.venv)
+        lock = str(venv.parent / f"{venv.name}.lock")  # venv_build.locked's file: grading and Extend exclude each other
+    return {"python": env.python, "setup_cmd": setup, "setup_lock": lock}
+
+
 def extend_task_from_truth(repo: Path, truth: dict, scratch: Path, cache_dir: Path | None = None):
     """The suite's Extend task read back from its ground truth, and the grader its validator uses."""
     from repoanchor.perturb.extend import ExtendTask
@@ -123,6 +128,8 @@ def extend_task_from_truth(repo: Path, truth: dict, scratch: Path, cache_dir: Pa
     gt_path.write_text(json.dumps(truth["extend"]["ground_truth"]))
     task = ExtendTask(**truth["extend"]["task"], repo=str(repo), ground_truth=str(gt_path))
     env = suite_env(truth, clone(repo, scratch / "env"), cache_dir)
+    if task.validator is not None:  # the environment as rebuilt here (its venv may live elsewhere than the build's)
+        task = task.model_copy(update={"validator": task.validator.model_copy(update=extend_env(env))})
     return task, grader(truth["row"], env, task.validator.test_timeout_s if task.validator else 1800)
 
 

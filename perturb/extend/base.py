@@ -64,7 +64,7 @@ class BuildContext:
     def baseline_passed(self) -> list[str]:
         """Tests passing on the intact variant: the ones every answer must keep passing."""
         cmd = self.test_cmd
-        outcomes = run_project_tests(self.variant, cmd, self.config.test_env, self.config.test_timeout_s)
+        outcomes = run_project_tests(self.variant, cmd, self.config)
         passed = sorted(t for t, outcome in outcomes.items() if outcome == "passed")
         if not passed:
             raise ExtendError("no test passes on the intact variant: there is nothing to keep passing")

@@ -107,6 +107,8 @@ def _build_one(family: Family, ctx: BuildContext, out_dir: Path, grader: Grader 
         python=config.python,
         test_cmd=test_cmd,
         test_env=config.test_env,
+        setup_cmd=config.setup_cmd,
+        setup_lock=config.setup_lock,
         test_timeout_s=config.test_timeout_s,
         probe_timeout_s=config.probe_timeout_s,
         scope_ignore=config.scope_ignore,
@@ -169,9 +171,7 @@ def validate_extend(task: ExtendTask, worktree: Path, *, grader: Grader | None =
         return failed("dynamic", reasons)
     checks["dynamic"] = True
     try:
-        reasons = tests_reasons(
-            run_project_tests(worktree, spec.test_cmd, spec.test_env, spec.test_timeout_s), gt["baseline_passed"]
-        )
+        reasons = tests_reasons(run_project_tests(worktree, spec.test_cmd, spec), gt["baseline_passed"])
     except ExtendError as exc:
         reasons = [str(exc)]
     if reasons:

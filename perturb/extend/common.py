@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
 import shlex
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from repoanchor.perturb.files import copy_source_tree
@@ -54,8 +57,13 @@ def run_probe(settings, worktree: Path, spec: dict, roots: set[str]) -> dict:
 
     `settings` (a FamiliesConfig or a ValidatorSpec) gives `python`, `probe_timeout_s` and
     `test_env` (variables the project needs to import, e.g. a settings module)."""
-    python, timeout = settings.python, settings.probe_timeout_s
     worktree = Path(worktree).resolve()
+    with installed(worktree, settings):
+        return _probe(worktree, spec, roots, settings)
+
+
+def _probe(worktree: Path, spec: dict, roots: set[str], settings) -> dict:
+    python, timeout = settings.python, settings.probe_timeout_s
     spec = {
         **spec,
         "root": str(worktree),
@@ -78,6 +86,42 @@ def run_probe(settings, worktree: Path, spec: dict, roots: set[str]) -> dict:
         return json.loads(out_path.read_text())
 
 
+@contextmanager
+def installed(worktree: Path, settings) -> Iterator[None]:
+    """`settings.setup_cmd` (the instance's install step) run in `worktree`, holding `settings.setup_lock`
+    until the block ends; ExtendError if it fails. Nothing to do without a setup command."""
+    if not settings.setup_cmd:
+        yield
+        return
+    lock = Path(settings.setup_lock) if settings.setup_lock else None
+    with _locked(lock):
+        bin_dir = str(Path(settings.python).parent)
+        env = {**os.environ, **settings.test_env, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        try:
+            proc = subprocess.run(
+                ["bash", "-c", settings.setup_cmd], cwd=worktree, env=env, capture_output=True,
+                timeout=settings.test_timeout_s, stdin=subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as exc:
+            raise ExtendError(f"the instance's install step timed out after {settings.test_timeout_s:g}s") from exc
+        if proc.returncode != 0:
+            tail = (proc.stdout + proc.stderr).decode("utf-8", "replace")[-1200:]
+            raise ExtendError(f"the instance's install step failed (exit {proc.returncode}): {tail}")
+        yield
+
+
+@contextmanager
+def _locked(path: Path | None) -> Iterator[None]:
+    if path is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def test_command(template: str, python: str, row: dict, tree: Path) -> str:
     """The test command: `{python}` is the variant's Python; `{tests}` (optional) the instance's
     test files — those named by its PASS_TO_PASS and FAIL_TO_PASS ids (``path::name``) that
@@ -98,10 +142,13 @@ def _test_ids(value) -> list[str]:
     return [str(v) for v in value or []]
 
 
-def run_project_tests(worktree: Path, cmd: str, env: dict[str, str], timeout: float) -> dict[str, str]:
-    """Per-test outcomes of the project's suite in `worktree` (ExtendError if nothing was observed)."""
+def run_project_tests(worktree: Path, cmd: str, settings) -> dict[str, str]:
+    """Per-test outcomes of the project's suite in `worktree` (ExtendError if nothing was observed).
+
+    `settings` (a FamiliesConfig or a ValidatorSpec): `test_env`, `test_timeout_s` and the setup step."""
     try:
-        run = run_tests(Path(worktree), cmd, timeout=timeout, env_extra=env)
+        with installed(Path(worktree), settings):
+            run = run_tests(Path(worktree), cmd, timeout=settings.test_timeout_s, env_extra=settings.test_env)
     except InfrastructureError as exc:
         raise ExtendError(f"tests could not run: {exc}") from exc
     if not run.outcomes:

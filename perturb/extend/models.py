@@ -66,6 +66,13 @@ class FamiliesConfig(_Strict):
     test_cmd: str = "{python} -m pytest -q -p no:cacheprovider"
     """`{python}`: the variant's Python; `{tests}`: the instance's test files (see common.test_command)."""
     test_env: dict[str, str] = Field(default_factory=dict)
+    setup_cmd: str = ""
+    """Run (bash) in every checkout before its tests or probes: the instance's install step, so what it
+    generates (a setuptools_scm `_version.py`, egg-info, an editable install pointing here) is there as in
+    the instance's own environment."""
+    setup_lock: str | None = None
+    """A file locked from setup to the end of the run: checkouts sharing one venv must not re-point its
+    editable install while another one's tests run (the same lock grading takes)."""
     test_timeout_s: float = 900.0
     probe_timeout_s: float = 300.0
     self_check: bool = True
@@ -79,6 +86,13 @@ class ValidatorSpec(_Strict):
     python: str
     test_cmd: str
     test_env: dict[str, str] = Field(default_factory=dict)
+    setup_cmd: str = ""
+    """Run (bash) in every checkout before its tests or probes: the instance's install step, so what it
+    generates (a setuptools_scm `_version.py`, egg-info, an editable install pointing here) is there as in
+    the instance's own environment."""
+    setup_lock: str | None = None
+    """A file locked from setup to the end of the run: checkouts sharing one venv must not re-point its
+    editable install while another one's tests run (the same lock grading takes)."""
     test_timeout_s: float
     probe_timeout_s: float
     scope_ignore: list[str]

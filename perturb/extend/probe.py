@@ -16,7 +16,6 @@ the ground truth. Project code may print, so results go to a file, never to stdo
 """
 
 import importlib
-import inspect
 import json
 import os
 import re
@@ -34,16 +33,31 @@ def rel(path, root):
     return os.path.relpath(real, root).replace(os.sep, "/") if real.startswith(root + os.sep) else "<external>"
 
 
+def innermost(function):
+    """`function` unwrapped while what it wraps is a Python function: `functools.wraps` may wrap a builtin
+    or a C slot (`object.__init__`), which has no code in any file, and wrappers can form a loop."""
+    seen = set()
+    while isinstance(getattr(function, "__wrapped__", None), types.FunctionType) and id(function) not in seen:
+        seen.add(id(function))
+        function = function.__wrapped__
+    return function
+
+
 def functions_of(obj):
-    """The plain functions whose code makes up `obj` (a function, or a class's methods)."""
+    """The plain functions whose code makes up `obj` (a function, or a class's methods). Builtins, C
+    types and descriptors contribute none: their code is not in a file of the project."""
     if isinstance(obj, types.FunctionType):
-        return [inspect.unwrap(obj)]
+        return [innermost(obj)]
     found = []
-    for member in vars(obj).values() if isinstance(obj, type) else ():
+    for member in list(vars(obj).values()) if isinstance(obj, type) else ():
         for candidate in (member, getattr(member, "__func__", None), getattr(member, "fget", None)):
             if isinstance(candidate, types.FunctionType):
-                found.append(inspect.unwrap(candidate))
+                found.append(innermost(candidate))
     return found
+
+
+def code_files(functions, root):
+    return sorted({rel(getattr(getattr(f, "__code__", None), "co_filename", None), root) for f in functions} - {None})
 
 
 def identity(obj, root):
@@ -51,11 +65,12 @@ def identity(obj, root):
     if isinstance(obj, types.ModuleType):
         return {"kind": "module", "name": obj.__name__, "file": rel(getattr(obj, "__file__", None), root)}
     if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
-        files = sorted({rel(f.__code__.co_filename, root) for f in functions_of(obj)})
+        files = code_files(functions_of(obj), root)
         module = getattr(obj, "__module__", None)
         if not files and module in sys.modules:
             files = [rel(getattr(sys.modules[module], "__file__", None), root)]
-        return {"kind": "definition", "module": module, "qualname": obj.__qualname__, "files": files}
+        qualname = getattr(obj, "__qualname__", getattr(obj, "__name__", None))
+        return {"kind": "definition", "module": module, "qualname": qualname, "files": files}
     return {"kind": "value", "type": f"{type(obj).__module__}.{type(obj).__qualname__}", "repr": canonical(obj)[:300]}
 
 
@@ -89,9 +104,14 @@ def run_statement(statement, module, package):
 def probe_proxy(spec, root):
     chains = []
     for chain in spec["chains"]:
-        entry = {"id": chain["id"], "error": None, "identities": {}, "same_object": {}}
+        entry = {"id": chain["id"], "error": None, "unavailable": None, "identities": {}, "same_object": {}}
         try:
             expected = run_statement(chain["imported"], chain["entry"], chain["package"])
+        except BaseException:  # the original import itself fails here: an optional or platform-only dependency
+            entry["unavailable"] = error()
+            chains.append(entry)
+            continue
+        try:
             actual = run_statement(f"from {chain['head']} import {', '.join(chain['names'])}", chain["entry"], "")
             for name in chain["names"]:
                 entry["identities"][name] = identity(actual[name], root)
@@ -158,7 +178,7 @@ def probe_runtime(spec, root):
                             "kind": "class" if isinstance(value, type) else "function",
                             "module": getattr(value, "__module__", None),
                             "qualname": value.__qualname__,
-                            "files": sorted({rel(f.__code__.co_filename, root) for f in functions}),
+                            "files": code_files(functions, root),
                             "module_globals": all(f.__globals__ is vars(module) for f in functions),
                         }
                     )

@@ -35,15 +35,13 @@ class ProxyChain:
         chains = [_chain(ctx.variant, index, entry) for index, entry in enumerate(ctx.entries("import_proxy"))]
         if not chains:
             return "no proxy chain in the variant (proxy-imports was not applied)"
+        roots = sorted({r for c in chains for r in c.pop("roots")})
+        chains = _resolving(chains, run_probe(ctx.config, ctx.variant, {"proxy": {"chains": chains}}, roots))
+        if isinstance(chains, str):
+            return chains
         chosen = _choose(chains, config.k, ctx.rng(self.name))
         if isinstance(chosen, str):
             return chosen
-        roots = sorted({r for c in chains for r in c.pop("roots")})
-        facts = run_probe(ctx.config, ctx.variant, {"proxy": {"chains": chains}}, roots)
-        for chain, found in zip(chains, facts["proxy"]["chains"], strict=True):
-            if found["error"] or not all(found["same_object"].values()):
-                return f"the intact variant's chain {chain['path']} does not resolve: {last_line(found['error'])}"
-            chain["identities"] = found["identities"]
         erased = [
             {
                 "path": chains[c]["files"][i],
@@ -68,6 +66,9 @@ class ProxyChain:
         reasons = []
         for chain, result in zip(gt["chains"], found["chains"], strict=True):
             where = f"{chain['visible']}: {chain['imported']!r}"
+            if result.get("unavailable"):
+                reasons.append(f"{where}: the original import fails now: {last_line(result['unavailable'])}")
+                continue
             if result["error"]:
                 reasons.append(f"{where} fails: {last_line(result['error'])}")
                 continue
@@ -116,6 +117,28 @@ def _chain(root: Path, index: int, entry: dict) -> dict:
         "modules": [m for m, _ in modules],
         "roots": {r for _, r in modules} | {entry_module[1]},
     }
+
+
+def _resolving(chains: list[dict], facts: dict) -> list[dict] | str:
+    """The chains usable for a task, renumbered, each with the identities of what it forwards; or why none.
+
+    A chain whose original import fails in the instance's environment (an optional or platform-only
+    dependency, guarded by try/except in the project) cannot be checked by running it: it is left out.
+    A chain that fails where its original import works is a broken perturbation: no task at all."""
+    usable, unavailable = [], []
+    for chain, found in zip(chains, facts["proxy"]["chains"], strict=True):
+        if found.get("unavailable"):
+            unavailable.append(f"{chain['imported']!r} ({last_line(found['unavailable'])})")
+            continue
+        if found["error"] or not all(found["same_object"].values()):
+            return f"the intact variant's chain {chain['path']} does not resolve: {last_line(found['error'])}"
+        usable.append({**chain, "id": len(usable), "identities": found["identities"]})
+    if not usable:
+        return (
+            f"no proxy chain routes an import that works in the instance's environment: all {len(chains)} "
+            f"route imports that fail there, e.g. {unavailable[0]}"
+        )
+    return usable
 
 
 def _choose(chains: list[dict], k: int, rng) -> list[tuple[int, int]] | str:

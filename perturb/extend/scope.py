@@ -32,8 +32,12 @@ def _git(worktree: Path, env: dict[str, str], *args: str) -> str:
     return proc.stdout.decode("utf-8", "surrogateescape")
 
 
-def changed_paths(worktree: Path, base: str, ignore: Iterable[str] = ()) -> list[str]:
-    """Sorted repository-relative paths that differ between `base` and the working tree."""
+def worktree_diff(worktree: Path, base: str, *diff_args: str, pathspecs: Iterable[str] = ()) -> str:
+    """`git diff --cached --no-renames DIFF_ARGS base` of the whole working tree, new files included.
+
+    The tree is staged into a private copy of the worktree's index: the agent's index is never touched,
+    and files the index tracks stay tracked even where .gitignore matches them (a fresh index would
+    leave them out and report them deleted). `pathspecs` narrow or exclude what is staged."""
     worktree = Path(worktree)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
@@ -43,8 +47,13 @@ def changed_paths(worktree: Path, base: str, ignore: Iterable[str] = ()) -> list
         private = {**env, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
         if real_index.is_file():  # its stat cache spares re-hashing every file; what it stages is replaced
             shutil.copyfile(real_index, private["GIT_INDEX_FILE"])
-        _git(worktree, private, "add", "--all", ".")
-        out = _git(worktree, private, "diff", "--cached", "--no-renames", "--name-only", "-z", base)
+        _git(worktree, private, "add", "--all", "--", ".", *pathspecs)
+        return _git(worktree, private, "diff", "--cached", "--no-renames", *diff_args, base)
+
+
+def changed_paths(worktree: Path, base: str, ignore: Iterable[str] = ()) -> list[str]:
+    """Sorted repository-relative paths that differ between `base` and the working tree."""
+    out = worktree_diff(worktree, base, "--name-only", "-z")
     patterns = list(ignore)
     return sorted(p for p in out.split("\0") if p and not _ignored(p, patterns))
 
