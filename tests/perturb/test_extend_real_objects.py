@@ -1,0 +1,130 @@
+"""Proxy Chain Completion on what real packages forward: C functions (`math.sqrt`), C types
+(`operator.itemgetter`), a re-exported module (`os.path`), a descriptor (`dict.fromkeys`' classmethod
+descriptor), a function `functools.wraps` made look like a C slot (`object.__init__`), and an optional
+dependency imported under try/except that the environment does not have. Real proxy-imports, real probe,
+the project's real tests."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import operator
+import os.path
+from pathlib import Path
+
+import pytest
+
+from repoanchor.perturb.extend import FamiliesConfig, build_extend_tasks
+from repoanchor.perturb.extend.common import read_json
+from repoanchor.perturb.extend.probe import functions_of, identity
+from repoanchor.perturb.metadata import variant_metadata
+from repoanchor.perturb.tree import ApplyConfig, apply_tree
+from tests.support.trees import make_tree
+
+OPTIONAL = "from colorama_is_not_installed import Fore"
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/helpers.py": (
+        "import functools\n\n\n@functools.wraps(object.__init__)\ndef init_like(self, *args, **kwargs):\n"
+        '    return None\n\n\nfromkeys = dict.__dict__["fromkeys"]\n'
+    ),
+    "pkg/core.py": (
+        "from math import sqrt\nfrom operator import itemgetter\nfrom os import path\n\n"
+        f"from pkg.helpers import fromkeys, init_like\n\ntry:\n    {OPTIONAL}\nexcept ImportError:\n"
+        "    Fore = None\n\n\ndef hypot(a, b):\n    return sqrt(a * a + b * b)\n"
+    ),
+    "tests/test_core.py": (
+        "from pkg import core\n\n\ndef test_hypot():\n    assert core.hypot(3, 4) == 5\n\n\n"
+        "def test_forwarded_names():\n    assert core.path.join('a', 'b') == 'a/b'\n"
+        "    assert core.itemgetter(0)([7]) == 7\n    assert core.fromkeys(dict, 'ab') == {'a': None, 'b': None}\n"
+        "    assert core.init_like.__name__ == '__init__'\n    assert core.Fore is None\n"
+    ),
+}
+ROW = {"instance_id": "acme__pkg-1", "repo": "acme/pkg", "problem_statement": "hypot is slow", "patch": ""}
+TESTS = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
+@pytest.fixture(scope="module")
+def variant(tmp_path_factory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("objects")
+    src = make_tree(root / "src", FILES)
+    config = ApplyConfig(["proxy-imports"], fraction=1.0, seed=1, workers=1, check_interpreters=False)
+    report = apply_tree(src, root / "variant", config)
+    metadata = variant_metadata(src, config, report)
+    return root / "variant", metadata
+
+
+def _build(variant, out: Path, k: int):
+    tree, metadata = variant
+    config = FamiliesConfig(families=["proxy_chain"], proxy_chain={"k": k}, test_env=TESTS)
+    (task,) = build_extend_tasks(tree, metadata, ROW, out, families_config=config, seed=3)
+    return task
+
+
+def test_every_chain_but_the_optional_one_is_built_and_self_checked(variant, tmp_path):
+    routed = [e["imported"] for e in variant[1]["path_resolution_map"] if e["kind"] == "import_proxy"]
+    assert OPTIONAL in routed, "proxy-imports did not route the optional import: the test proves nothing"
+    usable = len(routed) - 1
+    task = _build(variant, tmp_path / "out", k=usable)
+    assert task.status == "ok", task.reason
+    assert task.self_check.status == "passed", task.self_check
+    chains = read_json(Path(task.ground_truth))["chains"]
+    assert sorted(c["imported"] for c in chains) == sorted(i for i in routed if i != OPTIONAL)
+    identities = {name: c["identities"][name] for c in chains for name in c["names"]}
+    assert identities["sqrt"] == {"kind": "definition", "module": "math", "qualname": "sqrt", "files": ["<external>"]}
+    assert identities["itemgetter"]["qualname"] == "itemgetter"
+    assert identities["path"]["kind"] == "module"
+    assert identities["fromkeys"]["kind"] == "value"  # a descriptor: compared by type and repr
+    assert identities["init_like"] == {
+        "kind": "definition", "module": "pkg.helpers", "qualname": "object.__init__", "files": ["pkg/helpers.py"]
+    }  # fmt: skip
+
+
+def test_asking_for_the_optional_chain_too_says_how_many_are_usable(variant, tmp_path):
+    routed = [e for e in variant[1]["path_resolution_map"] if e["kind"] == "import_proxy"]
+    task = _build(variant, tmp_path / "out", k=len(routed))
+    assert task.status == "skipped"
+    assert f"{len(routed) - 1} usable" in task.reason
+
+
+def test_a_variant_whose_only_chain_is_optional_says_so(variant, tmp_path):
+    tree, metadata = variant
+    only = [e for e in metadata["path_resolution_map"] if e.get("imported") == OPTIONAL]
+    config = FamiliesConfig(families=["proxy_chain"], proxy_chain={"k": 1}, test_env=TESTS, self_check=False)
+    (task,) = build_extend_tasks(tree, {**metadata, "path_resolution_map": only}, ROW, tmp_path, families_config=config)
+    assert task.status == "skipped"
+    assert "no proxy chain routes an import that works in the instance's environment" in task.reason
+    assert "colorama_is_not_installed" in task.reason
+    assert "Traceback" not in task.reason
+
+
+@pytest.mark.parametrize(
+    ("obj", "kind", "qualname"),
+    [
+        (math.sqrt, "definition", "sqrt"),
+        (operator.itemgetter, "definition", "itemgetter"),
+        (functools.wraps(object.__init__)(lambda self: None), "definition", "object.__init__"),
+        (dict.__dict__["fromkeys"], "value", None),
+        (str.join, "value", None),
+        (os.path, "module", None),
+    ],
+    ids=["c-function", "c-type", "wraps-a-slot", "classmethod-descriptor", "method-descriptor", "module"],
+)
+def test_identity_of_objects_without_code(obj, kind, qualname, tmp_path):
+    found = identity(obj, str(tmp_path))
+    assert found["kind"] == kind
+    assert found.get("qualname") == qualname
+    json.dumps(found)  # crosses a process boundary as JSON
+
+
+def test_functions_of_a_class_whose_methods_wrap_c_slots():
+    class Wrapped:
+        @functools.wraps(object.__init__)
+        def __init__(self):
+            pass
+
+        __repr__ = object.__repr__  # a slot wrapper, no Python code at all
+
+    (function,) = functions_of(Wrapped)
+    assert function.__code__.co_name == "__init__"
