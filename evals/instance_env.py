@@ -3,7 +3,10 @@
 `local`: the repository comes from `--repo PATH` or `--repo-cache DIR/owner__name`, is cloned into a work
 folder at `base_commit`, and gets an interpreter by one of three routes, recorded in `EnvSpec.route`:
 - `current`: rows carrying `repoanchor_test_cmd` (the embedded fixture: stdlib + pytest) and rows with no
-  install spec run under this interpreter, whose site already has pytest; no venv to build or cache;
+  install spec run under this interpreter, whose site already has pytest; no venv to build or cache.
+  `repoanchor_install` (optional) is such a row's install step, run in the checkout before every test
+  run and Extend probe, like a spec's `install`: e.g. a script that generates the package's version
+  file. It runs with this interpreter first on PATH, so it must not install into it;
 - `spec`: SWE-bench repos/versions known to swebench 4.1.0 get a cached venv of dependencies
   (`venv_build`); like SWE-bench's eval script, each test run re-runs the spec's tree-editing
   `pre_install` steps and, after the patches, the project's own `install`, so a non-editable install
@@ -90,7 +93,10 @@ def local_env(row: dict[str, Any], workdir: Path, cache_dir: Path) -> EnvSpec:
     """The `local` environment for `row` in the prepared checkout `workdir`; builds the venv when needed."""
     spec = None if row.get("repoanchor_test_cmd") else venv_build.install_spec(row["repo"], row.get("version"))
     if spec is None:
-        return EnvSpec(provider="local", instance_id=row["instance_id"], route="current", python=sys.executable)
+        install = row.get("repoanchor_install")  # the checkout's own preparation, as a spec's `install` is
+        return EnvSpec(
+            provider="local", instance_id=row["instance_id"], route="current", python=sys.executable, install=install
+        )
     venv, record = venv_build.build_venv(row["repo"], str(row["version"]), spec, workdir, cache_dir)
     tree_steps, system_steps = venv_build.split_pre_install(spec)
     return EnvSpec(
