@@ -55,7 +55,9 @@ def fee_in_cents(amount):
 FILES = {
     ".gitignore": "verpkg/_version.py\n__pycache__/\n",
     "make_version.py": 'from pathlib import Path\n\nPath("verpkg/_version.py").write_text(\'VERSION = "1.4.2"\\n\')\n',
-    "verpkg/__init__.py": "from verpkg._version import VERSION\nfrom verpkg.rates import describe, fee_for, monthly_rate\n",
+    "verpkg/__init__.py": (
+        "from verpkg._version import VERSION\nfrom verpkg.rates import describe, fee_for, monthly_rate\n"
+    ),
     "verpkg/rates.py": RATES,
     "verpkg/money.py": "def cents(value):\n    return round(value * 100)\n",
     "README.md": (
