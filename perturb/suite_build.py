@@ -244,6 +244,20 @@ def _died(job: InstanceJob, exc: BaseException) -> None:
     write_atomic(_result_path(job.out, job.row["instance_id"]), dumps(record))
 
 
+def rejection_summary(out: Path, shown: int = 3) -> dict:
+    """Rejections of a built suite by stage, and the first few with their reasons (shortened)."""
+    path = out / "rejected.jsonl"
+    items = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
+    by_stage: dict[str, int] = {}
+    for item in items:
+        by_stage[item["stage"]] = by_stage.get(item["stage"], 0) + 1
+    first = [
+        {key: item.get(key) for key in ("instance_id", "task_id", "stage")} | {"reason": item["reason"][:400]}
+        for item in items[:shown]
+    ]
+    return {"count": len(items), "by_stage": by_stage, "first": first}
+
+
 def _collect(out: Path, loaded, kind: str, assign: dict | None = None) -> tuple[list[dict], list[dict], dict]:
     """Tasks and rejections of every instance in dataset order, then the dataset's malformed rows; with
     `assign` (Extend), only each instance's assigned family is kept and the other tasks are removed."""

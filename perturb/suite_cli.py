@@ -68,7 +68,7 @@ def build(
     SUITE/rejected.jsonl, hashes and versions to SUITE/manifest.json. An interrupted build resumes
     where it stopped when rerun with the same arguments, and ends byte-identical to an unbroken one.
     """
-    from repoanchor.perturb.suite_build import build_suite
+    from repoanchor.perturb.suite_build import build_suite, rejection_summary
     from repoanchor.perturb.suite_kinds import SuiteConfig
 
     config = SuiteConfig(
@@ -86,7 +86,16 @@ def build(
         cache_dir=venv_cache, config=config, progress=progress,
     )  # fmt: skip
     summary = {k: str(v) if isinstance(v, Path) else v for k, v in vars(report).items()}
+    summary["rejections"] = rejection_summary(report.out)
     typer.echo(json.dumps(summary, indent=2))
+    if report.tasks == 0 and report.instances > 0:
+        typer.echo(f"error: the {report.kind} suite has no task: all {report.instances} instance(s) were rejected", err=True)
+        for stage, count in summary["rejections"]["by_stage"].items():
+            typer.echo(f"  {count} at stage {stage}", err=True)
+        for item in summary["rejections"]["first"]:
+            typer.echo(f"  {item['task_id'] or item['instance_id']} [{item['stage']}]: {item['reason']}", err=True)
+        typer.echo(f"all reasons: {report.out / 'rejected.jsonl'}", err=True)
+        raise typer.Exit(1)
 
 
 @app.command()

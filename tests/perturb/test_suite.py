@@ -251,3 +251,21 @@ def test_an_extend_family_without_material_is_recorded_with_its_reason(tmp_path_
     [skipped] = rows(out / "rejected.jsonl")
     assert (skipped["stage"], skipped["task_id"]) == ("extend-skipped", "fixture__ledger-1__extend-4")
     assert skipped["reason"] == "the gold patch touches 1 Python file(s), need 2"
+
+
+def test_a_build_with_no_task_exits_non_zero_and_says_why(tmp_path_factory, tmp_path):
+    cache, dataset = fixture_dataset(tmp_path_factory)
+    rows = [json.loads(line) for line in dataset.read_text().splitlines()[:2]]
+    for row in rows:
+        row["base_commit"] = "0" * 40  # no such commit in the repository
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    args = ["build", str(broken), "--suite", "perturb", "--out", str(tmp_path / "s"), "--repo-cache", str(cache)]
+    result = CliRunner().invoke(app, [*args, "--no-progress"])
+    assert result.exit_code == 1, result.output
+    summary = json.loads(result.stdout)
+    assert summary["tasks"] == 0
+    assert summary["rejections"]["count"] == 2
+    assert "error: the perturb suite has no task: all 2 instance(s) were rejected" in result.stderr
+    assert "fixture__ledger-1 [" in result.stderr
+    assert "0000000000000000000000000000000000000000" in result.stderr
