@@ -89,7 +89,8 @@ def build(
     summary["rejections"] = rejection_summary(report.out)
     typer.echo(json.dumps(summary, indent=2))
     if report.tasks == 0 and report.instances > 0:
-        typer.echo(f"error: the {report.kind} suite has no task: all {report.instances} instance(s) were rejected", err=True)
+        rejected = f"all {report.instances} instance(s) were rejected"
+        typer.echo(f"error: the {report.kind} suite has no task: {rejected}", err=True)
         for stage, count in summary["rejections"]["by_stage"].items():
             typer.echo(f"  {count} at stage {stage}", err=True)
         for item in summary["rejections"]["first"]:
