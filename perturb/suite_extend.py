@@ -81,9 +81,37 @@ def build_extend_from_perturb(work: Work, config) -> None:
             _stage(work, task, truth, seed)
         else:
             reason = work.scrub(task.reason or task.status)
+            if task.status == "skipped" and task.family in FAMILY_TRANSFORM:
+                reason += f"; {gold_file_note(truth['metadata'], FAMILY_TRANSFORM[task.family], work.gold_files())}"
             work.rejected.append(
                 rejection(work.row, "extend", f"extend-{task.status}", reason, task.task_id, family=task.family)
             )
+
+
+FAMILY_TRANSFORM = {
+    "proxy_chain": "proxy-imports",
+    "runtime_target": "runtime-target-masking",
+    "missing_constant": "constant-externalization",
+}
+"""The perturbation each erasing family is cut from."""
+
+
+def gold_file_note(metadata: dict, transform: str, gold_files: list[str]) -> str:
+    """What `transform` did to each gold file, from the variant's outcomes: why a family found no material
+    where the paper puts it (e.g. "runtime-target-masking skipped src/x.py: doctest-collection: ...")."""
+    outcomes = {o["file"]: o for o in metadata.get("outcomes", []) if o.get("transform") == transform}
+    notes = []
+    for path in gold_files:
+        outcome = outcomes.get(path)
+        if outcome is None:
+            notes.append(f"{path}: not reached by {transform}")
+        elif outcome["kind"] == "applied":
+            notes.append(f"{path}: {transform} applied at {len(outcome.get('sites', []))} site(s)")
+        else:
+            # a Failed outcome carries a traceback: its last line says what went wrong
+            why = (outcome.get("reason") or outcome.get("error") or "").strip().splitlines()[-1:]
+            notes.append(f"{path}: {transform} {outcome['kind']}: {''.join(why)}")
+    return "on the gold files: " + ("; ".join(notes) if notes else "the gold patch touches no Python file")
 
 
 def _stage(work: Work, task, perturb_truth: dict, seed: int) -> None:

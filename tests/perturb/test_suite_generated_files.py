@@ -40,3 +40,13 @@ def test_every_family_is_built_in_checkouts_where_the_install_step_ran(suite):
 def test_suite_validate_reruns_every_check_from_the_suite_alone(suite):
     summary = validate_suite(suite)
     assert summary["ok"], summary
+
+
+def test_a_skipped_family_says_what_its_perturbation_did_to_the_gold_files(tmp_path_factory):
+    cache, dataset = make_version_project(tmp_path_factory.mktemp("verpkg"))
+    out = tmp_path_factory.mktemp("suite") / "extend"
+    config = {"families": ["proxy_chain"], "proxy_chain": {"k": 9}}
+    build_suite(dataset, "extend", out, repo_cache=cache, extend_config=config, progress=False)
+    (skipped,) = [json.loads(line) for line in (out / "rejected.jsonl").read_text().splitlines()]
+    assert skipped["stage"] == "extend-skipped"
+    assert "need 9; on the gold files: verpkg/rates.py: proxy-imports applied at 3 site(s)" in skipped["reason"]
