@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.evals.fixture_project import DATASET_PATH, PROJECT_DIR
+from repoanchor.evals.fixture_project import DATASET_PATH, materialize_fixture
 from repoanchor.perturb.extend import (
     ExtendTask,
     FamiliesConfig,
@@ -37,11 +37,18 @@ def _config(**changes) -> FamiliesConfig:
 
 
 @pytest.fixture(scope="module")
-def variant(tmp_path_factory) -> tuple[Path, dict]:
+def project(tmp_path_factory) -> Path:
+    """The ledger project as its repository holds it (with the files written at materialisation)."""
+    repo, _ = materialize_fixture(tmp_path_factory.mktemp("fixture"))
+    return repo
+
+
+@pytest.fixture(scope="module")
+def variant(project, tmp_path_factory) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp("extend") / "variant"
     config = ApplyConfig(MIRAGE, fraction=1.0, seed=1, workers=1, check_interpreters=False)
-    report = apply_tree(PROJECT_DIR, out, config)
-    return out, variant_metadata(PROJECT_DIR, config, report)
+    report = apply_tree(project, out, config)
+    return out, variant_metadata(project, config, report)
 
 
 @pytest.fixture(scope="module")
@@ -289,13 +296,13 @@ def _pytest_grader(task, worktree: Path, gt: dict):
     return ValidationResult(passed=proc.returncode == 0, reasons=[proc.stdout[-300:]] if proc.returncode else [])
 
 
-def test_multi_file_self_check_with_a_grader(tmp_path):
+def test_multi_file_self_check_with_a_grader(project, tmp_path):
     row = ROWS["fixture__ledger-2"]
     gold = ["ledger/constants.py", "ledger/money.py"]
     config = ApplyConfig(["proxy-imports", "constant-externalization"], fraction=1.0, seed=3, workers=1,
                          check_interpreters=False, test_patterns=("tests/*", *gold))  # fmt: skip
-    report = apply_tree(PROJECT_DIR, tmp_path / "variant", config)
-    metadata = variant_metadata(PROJECT_DIR, config, report)
+    report = apply_tree(project, tmp_path / "variant", config)
+    metadata = variant_metadata(project, config, report)
     families = _config(families=["multi_file"])
     (task,) = build_extend_tasks(
         tmp_path / "variant", metadata, row, tmp_path / "out", families_config=families, gold_patch=row["patch"],
