@@ -38,7 +38,6 @@ from repoanchor.perturb.suite_remap import (
     perturb_pair,
     remap_patch,
     remap_record,
-    run_git,
 )
 from repoanchor.perturb.suite_validate import (
     clone,
@@ -51,7 +50,7 @@ from repoanchor.perturb.suite_validate import (
 )
 from repoanchor.perturb.tree import ApplyConfig
 from repoanchor.perturb.validate import changed_files
-from repoanchor.perturb.variant_git import IntegrityError, init_single_commit
+from repoanchor.perturb.variant_git import IntegrityError, carry_version_tag, init_single_commit
 
 
 def instance_seed(seed: int, label: str, instance_id: str) -> int:
@@ -170,20 +169,6 @@ def _make_variant(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> 
         "metadata": metadata,
         "version_tag": tag,
     }
-
-
-def carry_version_tag(original: Path, repo: Path) -> str | None:
-    """Tag the variant's one commit with the original's nearest release tag, if it has one.
-
-    Projects versioned from git (setuptools_scm: pytest, ...) read their version from tags; without
-    one a fresh history installs as 0.1.dev1 and a `minversion` check fails every test. The tag
-    says no more than the original repository (and a SWE-bench image) already does."""
-    try:
-        tag = run_git(original, "describe", "--tags", "--abbrev=0", "HEAD").strip()
-    except RuntimeError:  # no tag reachable: nothing to carry
-        return None
-    run_git(repo, "tag", tag)
-    return tag
 
 
 def _importable(work: Work, changed: list[str]) -> dict[str, str]:

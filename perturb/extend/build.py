@@ -48,7 +48,7 @@ from repoanchor.perturb.extend.proxy_chain import ProxyChain
 from repoanchor.perturb.extend.runtime_target import RuntimeTarget
 from repoanchor.perturb.extend.scope import ScopeError, changed_paths, scope_violations
 from repoanchor.perturb.files import is_test_file, source_files
-from repoanchor.perturb.variant_git import init_single_commit
+from repoanchor.perturb.variant_git import carry_version_tag, init_single_commit
 
 Grader = Callable[[ExtendTask, Path, dict], ValidationResult]
 FAMILY_IMPL: dict[str, Family] = {f.name: f for f in (ProxyChain(), RuntimeTarget(), MissingConstant(), MultiFile())}
@@ -72,7 +72,10 @@ def build_extend_tasks(
     out_dir = Path(out_dir).resolve()
     with tempfile.TemporaryDirectory(prefix="repoanchor-extend-") as tmp:
         intact = Path(tmp) / "variant"
-        copy_tree(Path(variant_tree), intact)
+        if (Path(variant_tree) / ".git").exists():  # a clone keeps the history and tags versioning tools read
+            clone(Path(variant_tree), intact)
+        else:
+            copy_tree(Path(variant_tree), intact)
         ctx = BuildContext(intact, Path(variant_tree), metadata, row, config, seed, gold_patch)
         return [_build_one(FAMILY_IMPL[name], ctx, out_dir, grader) for name in (config.families or FAMILIES)]
 
@@ -100,6 +103,7 @@ def _build_one(family: Family, ctx: BuildContext, out_dir: Path, grader: Grader 
     copy_tree(ctx.source, repo)  # not the private copy: the baseline tests and probes ran in that one
     apply_edit(repo, {"files": plan.erase})
     commit = init_single_commit(repo, expect=source_files(ctx.source))  # erasing rewrites, never removes
+    carry_version_tag(ctx.source, repo)
     write_json(truth, gt)
     config = ctx.config
     spec = ValidatorSpec(

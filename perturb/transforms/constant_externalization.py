@@ -147,13 +147,21 @@ def _parse(ctx: TreeContext, rel: str) -> tuple[cst.Module, str] | None:
     if path.name == "__init__.py" and ("declare_namespace" in text or "extend_path" in text):
         ctx.skip(rel, "namespace-init: a pkgutil/pkg_resources namespace __init__ must stay verbatim")
         return None
-    shadow = _shadowed_stdlib(ctx, path.parent)
+    shadow = _shadowed_stdlib(ctx, path.parent) if _may_run_as_script(ctx, path, text) else None
     if shadow:
         ctx.skip(
             rel, f"shadowed-stdlib: {shadow} next to it would replace the loader's stdlib import when run as a script"
         )
         return None
     return module, text
+
+
+def _may_run_as_script(ctx: TreeContext, path: PurePosixPath, text: str) -> bool:
+    """Whether `python path/to/file.py` is a plausible way to run the module: only then is its folder first on
+    sys.path (and a sibling `json.py` or `pathlib.py` would replace the loader's stdlib import). A module of
+    a package runs with a spec (import, `python -m`) unless it has a main block or is `__main__.py`."""
+    in_package = (ctx.root / path.parent / "__init__.py").exists()
+    return not in_package or path.name == "__main__.py" or "__main__" in text
 
 
 def _shadowed_stdlib(ctx: TreeContext, folder: PurePosixPath) -> str | None:

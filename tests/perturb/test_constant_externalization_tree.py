@@ -169,3 +169,23 @@ def test_bad_options_are_configuration_errors(options: dict, tmp_path: Path):
     with pytest.raises(ValueError, match="constant-externalization: "):
         _apply(tmp_path / "src", tmp_path / "out", **options)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("main_block", "applied"),
+    [("", True), ("\n\nif __name__ == '__main__':\n    print(NAME)\n", False)],
+    ids=["package-module", "runnable-as-a-script"],
+)
+def test_a_sibling_named_like_a_loader_import_refuses_only_modules_run_as_scripts(tmp_path, main_block, applied):
+    """pytest's `_pytest/pathlib.py` sits beside the gold files: a package module without a main block only
+    runs with a spec (import, `python -m`), whose loader reads the JSON; the sibling is never consulted."""
+    src = tmp_path / "src"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "__init__.py").write_text("")
+    (src / "pkg" / "pathlib.py").write_text("def Path(p):\n    raise RuntimeError('not the stdlib pathlib')\n")
+    (src / "pkg" / "user.py").write_text(GOOD + main_block)
+    report = _apply(src, tmp_path / "out")
+    outcomes = {o.file: o for o in report.outcomes}
+    assert isinstance(outcomes["pkg/user.py"], Applied) == applied
+    if not applied:
+        assert outcomes["pkg/user.py"].reason.startswith("shadowed-stdlib: pkg/pathlib.py")

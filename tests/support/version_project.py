@@ -1,6 +1,7 @@
-"""A package whose version file is written by its install step and ignored by git (as setuptools_scm's
-`_version.py` is): importing it fails in any checkout where the install step has not run. One instance
-in the SWE-bench format, with `repoanchor_install` as its install step."""
+"""A package whose version file is written by its install step from the nearest git tag and ignored by git
+(as setuptools_scm's `_version.py` is): importing it fails in any checkout where the install step has not
+run, and the install fails where the tag is missing. One instance in the SWE-bench format, with
+`repoanchor_install` as its install step."""
 
 from __future__ import annotations
 
@@ -52,9 +53,16 @@ def due_in(days_late):
 def fee_in_cents(amount):
     return cents(fee_for(amount))
 '''
+MAKE_VERSION = """import subprocess
+from pathlib import Path
+
+# The version comes from the nearest git tag, as setuptools_scm's does: no tag, no install.
+tag = subprocess.run(["git", "describe", "--tags", "--abbrev=0"], capture_output=True, text=True, check=True)
+Path("verpkg/_version.py").write_text(f"VERSION = {tag.stdout.strip().lstrip('v')!r}\\n")
+"""
 FILES = {
     ".gitignore": "verpkg/_version.py\n__pycache__/\n",
-    "make_version.py": 'from pathlib import Path\n\nPath("verpkg/_version.py").write_text(\'VERSION = "1.4.2"\\n\')\n',
+    "make_version.py": MAKE_VERSION,
     "verpkg/__init__.py": (
         "from verpkg._version import VERSION\nfrom verpkg.rates import describe, fee_for, monthly_rate\n"
     ),
@@ -94,6 +102,7 @@ def make_version_project(root: Path) -> tuple[Path, Path]:
     _git(root, "init", "-q", "-b", "main", str(repo))
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "verpkg 1.4")
+    _git(repo, "tag", "v1.4.2")
     base = _git(repo, "rev-parse", "HEAD").strip()
     rates = repo / "verpkg" / "rates.py"
     rates.write_text(RATES.replace(*FIX))
