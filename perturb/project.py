@@ -101,8 +101,9 @@ def _last_name(expr: ast.expr) -> str | None:
     return None
 
 
-def project_info(root: Path, files: list[str], *, index_classes: bool) -> ProjectInfo:
-    info = ProjectInfo(min_python=min_python(root))
+def project_info(root: Path, files: list[str], *, index_classes: bool, python: str | None = None) -> ProjectInfo:
+    """`python` ("3.9"): the one interpreter the variant must run under, instead of the declared minimum."""
+    info = ProjectInfo(min_python=tuple(map(int, python.split(".")[:2])) if python else min_python(root))
     if index_classes:
         info.class_members, info.class_bases = class_index(root, files)
     return info

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import subprocess
+import sys
 import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -73,6 +75,8 @@ class Work:
     with_gold: Path | None = None
     original_verdict: str | None = None
     keep: bool = False
+    python_version: str | None = None
+    """"X.Y" of the instance's interpreter (set by `prepare`)."""
     imports_ok: dict[str, bool] = field(default_factory=dict)
     """Module -> whether it imports in the installed original (computed once per instance)."""
     """Keep scratch trees for debugging."""
@@ -98,10 +102,18 @@ def prepare(work: Work, provider: str, repo_cache: Path | None, cache_dir: Path 
     work.root.mkdir(parents=True)
     checkout = work.root / "checkout"
     work.env = instance_env.prepare(work.row, provider, checkout, repo_cache=repo_cache, cache_dir=cache_dir)
+    work.python_version = interpreter_version(work.env.python or sys.executable)
     # Building the venv may run an install in `checkout`, leaving ignored files (egg-info, a generated
     # _version.py) that apply_tree would copy into the variant: perturb a clone of tracked files only.
     work.original = instance_env.checkout(checkout, work.row["base_commit"], work.root / "original")
     work.with_gold = gold_tree(work.original, work.row, work.root / "with-gold")
+
+
+def interpreter_version(python: str) -> str:
+    """ "X.Y" of the interpreter at `python`."""
+    probe = "import sys; print('%d.%d' % sys.version_info[:2])"
+    proc = subprocess.run([python, "-I", "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    return proc.stdout.strip()
 
 
 def build_task(work: Work, task_id: str, config: ApplyConfig, truth_extra: dict, **fields: Any) -> None:

@@ -69,8 +69,21 @@ def mirage_config(work: Work, config: SuiteConfig, seed: int) -> ApplyConfig:
         seed=seed,
         workers=1,  # instances already run in parallel; nested pools would only oversubscribe
         check_interpreters=config.check_interpreters,
-        options={k: dict(v) for k, v in config.options.items()},
+        options=suite_options(config.options),
+        python=work.python_version,
     )
+
+
+SUITE_OPTIONS = {"runtime-target-masking": {"collection": "pytest-options"}}
+"""Defaults a suite gives the transforms (the config's options override them): a task's tests are the
+instance's test command, so only pytest's own options can make it collect every module."""
+
+
+def suite_options(options: dict[str, dict]) -> dict[str, dict]:
+    merged = {name: dict(values) for name, values in SUITE_OPTIONS.items()}
+    for name, values in options.items():
+        merged[name] = {**merged.get(name, {}), **values}
+    return merged
 
 
 def build_spt(work: Work, config: SuiteConfig) -> None:

@@ -44,6 +44,10 @@ class ApplyConfig:
     """Per-transform hyperparameters for tree transforms, e.g. {"proxy-imports": {"depth": 4}}."""
     transform_keywords: dict[str, list[str]] = field(default_factory=dict)
     """Per-transform keywords overriding `keywords` (the sampler: methods vs string literals)."""
+    python: str | None = None
+    """"X.Y": the oldest Python the variant must run under; None = the project's declared minimum. A suite
+    passes its instance's interpreter: the task only ever runs there (pytest 5 declares 3.5, its SWE-bench
+    environment is 3.9, and proxies need 3.7)."""
     test_patterns: tuple[str, ...] | None = None
     """Globs of test files (never transformed unless include_tests); None = files.TEST_PATTERNS."""
 
@@ -106,7 +110,7 @@ def _check_paths(src: Path, out: Path) -> None:
 def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeReport:
     files, file_skips = python_files(src, include_tests=config.include_tests, test_patterns=config.test_patterns)
     passes, outcomes = _usable_passes(config)
-    project = project_info(src, files, index_classes="dead-method" in passes)
+    project = project_info(src, files, index_classes="dead-method" in passes, python=config.python)
     file_passes = [t for t in passes if scope_of(t) == "file"]
     selection = {t: select_files(files, t, config) for t in passes}
     jobs = [job for rel in files if (job := _job_for(src, rel, file_passes, selection, config, project))]

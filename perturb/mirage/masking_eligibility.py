@@ -68,8 +68,11 @@ class TreeSurvey:
     doctest_config: str | None = None
 
 
-def survey_tree(root: Path) -> TreeSurvey:
-    """Read every text file of the tree once (no symlink followed, caches skipped)."""
+def survey_tree(root: Path, *, pytest_options_only: bool = False) -> TreeSurvey:
+    """Read every text file of the tree once (no symlink followed, caches skipped).
+
+    `pytest_options_only`: a `--doctest-modules` counts only where pytest reads its options for every run
+    (a [pytest]-like section), not in a tox env's or nox session's command (which a suite never runs)."""
     survey = TreeSurvey()
     for folder, dirs, files in os.walk(root, followlinks=False):
         here = Path(folder)
@@ -85,9 +88,24 @@ def survey_tree(root: Path) -> TreeSurvey:
             text = _read(path)
             if ".py" in text:
                 survey.path_refs.update(path_references(text))
-            if here == root and name in PYTEST_CONFIGS and _DOCTEST.search(text):
+            options = pytest_section(name, text) if pytest_options_only else text
+            if here == root and name in PYTEST_CONFIGS and _DOCTEST.search(options):
                 survey.doctest_config = name
     return survey
+
+
+_SECTION = re.compile(r"^\[([^\]\n]+)\][^\n]*\n(.*?)(?=^\[|\Z)", re.MULTILINE | re.DOTALL)
+PYTEST_SECTIONS = {"pytest", "tool:pytest", "tool.pytest.ini_options"}
+"""Where pytest reads its options: a `--doctest-modules` elsewhere (a tox env's command) is not every run's."""
+
+
+def pytest_section(name: str, text: str) -> str:
+    """The pytest options in config file `name`: its [pytest]-like sections (pytest.ini: all of it when it
+    has no section header)."""
+    sections = [body for header, body in _SECTION.findall(text) if header.strip() in PYTEST_SECTIONS]
+    if name == "pytest.ini" and not _SECTION.search(text):
+        return text
+    return "\n".join(sections)
 
 
 def path_references(text: str) -> set[tuple[str, str]]:

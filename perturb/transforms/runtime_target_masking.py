@@ -68,9 +68,10 @@ class RuntimeTargetMasking:
 
     def apply_tree(self, ctx: TreeContext, modules: list[str]) -> None:
         count = decoy_count(ctx.options)
+        pytest_options_only = collection_option(ctx.options) == "pytest-options"
         if not modules:
             return
-        survey = survey_tree(ctx.root)
+        survey = survey_tree(ctx.root, pytest_options_only=pytest_options_only)
         base = ctx.rng.getrandbits(64)
         for module in sorted(modules):
             reason = _refusal(ctx, module, survey)
@@ -92,6 +93,20 @@ def decoy_count(options: dict) -> int:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DECOYS:
         raise ValueError(f"runtime-target-masking option 'decoys' must be an integer 0..{MAX_DECOYS}, got {value!r}")
+    return value
+
+
+COLLECTION = ("any-config", "pytest-options")
+
+
+def collection_option(options: dict) -> str:
+    """The ``collection`` option: where a ``--doctest-modules`` (pytest importing every file, decoys
+    included) refuses masking. ``any-config`` (default): anywhere in a pytest, tox or nox config;
+    ``pytest-options``: only in pytest's own option sections, i.e. when every pytest run collects modules
+    (suites use it: their test command is the instance's, never a tox env's)."""
+    value = options.get("collection", COLLECTION[0])
+    if value not in COLLECTION:
+        raise ValueError(f"runtime-target-masking option 'collection' must be one of {COLLECTION}, got {value!r}")
     return value
 
 

@@ -359,6 +359,17 @@ def test_old_python_projects_are_refused(tmp_path: Path):
     assert snapshot(tmp_path / "out") == snapshot(src)
 
 
+def test_the_interpreter_a_variant_runs_under_overrides_the_declared_minimum(tmp_path: Path):
+    """A suite task only runs in its instance's environment (pytest 5 declares 3.5; SWE-bench runs it on 3.9)."""
+    files = {"pyproject.toml": '[project]\nrequires-python = ">=3.5"\n', "pkg/__init__.py": ""}
+    files["pkg/m.py"] = "import os\n"
+    src = make_tree(tmp_path / "src", files)
+    config = ApplyConfig([ID], fraction=1.0, check_interpreters=False, python="3.9")
+    report = apply_tree(src, tmp_path / "out", config)
+    assert report.project.min_python == (3, 9)
+    assert "pkg/m.py" in {o.file for o in report.outcomes if isinstance(o, Applied)}
+
+
 def test_top_level_modules_listed_as_py_modules_are_refused(tmp_path: Path):
     files = {"setup.cfg": "[options]\npy_modules = single\n", "single.py": "import os\n"}
     report = proxy(make_tree(tmp_path / "src", files), tmp_path / "out")

@@ -237,3 +237,29 @@ def test_decoys_reemit_only_changed_statements_yet_equal_a_full_emit(name: str):
     for decoy in decoys:  # every decoy is valid code in the module's own encoding
         assert decoy.source != module.bytes
         compile(decoy.source, name, "exec")
+
+
+@pytest.mark.parametrize(
+    ("config", "collection", "refused"),
+    [
+        ("[tox]\nenvlist = py\n\n[testenv:doctesting]\ncommands = pytest --doctest-modules\n", "any-config", True),
+        ("[tox]\nenvlist = py\n\n[testenv:doctesting]\ncommands = pytest --doctest-modules\n", "pytest-options", False),
+        ("[tox]\nenvlist = py\n\n[pytest]\naddopts = --doctest-modules\n", "pytest-options", True),
+    ],
+    ids=["tox-env-default", "tox-env-pytest-options", "pytest-section"],
+)
+def test_doctest_collection_option(tmp_path: Path, config: str, collection: str, refused: bool):
+    """pytest's own tox.ini runs `--doctest-modules` in one tox env only: a suite (`pytest-options`) masks its
+    gold modules, while a [pytest] addopts (every run collects every file) still refuses."""
+    files = {"pkg/__init__.py": "", "pkg/m.py": "def f():\n    if 1:\n        return 0\n", "tox.ini": config}
+    src = make_tree(tmp_path / "src", files)
+    report = mask(src, tmp_path / "out", collection=collection)
+    skipped = [r for r in reasons(report).get("pkg/m.py", []) if r.startswith("doctest-collection")]
+    assert bool(skipped) == refused
+    assert (tmp_path / "out" / "pkg" / "m").exists() != refused  # the decoy folder of a masked module
+
+
+def test_an_unknown_collection_value_is_refused(tmp_path: Path):
+    src = make_tree(tmp_path / "src", {"pkg/__init__.py": "", "pkg/m.py": "X = 1\n"})
+    with pytest.raises(ValueError, match="'collection' must be one of"):
+        mask(src, tmp_path / "out", collection="everything")
