@@ -140,11 +140,15 @@ def test_a_price_configured_for_one_run_does_not_price_the_next(api_key, repo, t
 
 
 def test_wall_time_limit(api_key, repo, tmp_path):
-    with ScriptedServer(turns("ls", "ls", "ls", delay=1.2)) as server, LocalWorktree(repo) as env:
-        record = run_mini(env, server.base_url, tmp_path, Limits(wall_seconds=1))
+    # Each reply takes 4 s, so the first step ends past the 3 s limit, and the limit (checked before every model
+    # call) stops the run before a second one. mini's clock starts in-process just before its first call, so
+    # a loaded machine only makes the step later, not the count different.
+    with ScriptedServer(turns("ls", "ls", "ls", delay=4)) as server, LocalWorktree(repo) as env:
+        record = run_mini(env, server.base_url, tmp_path, Limits(wall_seconds=3))
     assert record.exit_status in ("LimitsExceeded", "TimeExceeded")
     assert (record.steps, record.infra_error) == (1, None)
-    assert record.wall_seconds < 5
+    assert record.wall_seconds >= 3  # one step, then stopped by the limit: two replies were never asked for
+    assert len(server.requests) == 1
 
 
 def test_replies_without_a_tool_call_end_in_repeated_format_errors(api_key, repo, tmp_path):
