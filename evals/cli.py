@@ -83,7 +83,8 @@ def run(
     summary as JSON. Exit code 0 when the agent ran to an end, 3 on an infrastructure error, 2 on bad input.
     """
     from repoanchor.evals.run_one import RunOptions, run_task
-    from repoanchor.evals.tasks import TaskError, load_task
+    from repoanchor.evals.task_load import load_task
+    from repoanchor.evals.tasks import TaskError
     from repoanchor.scaffolds.environments import EnvironmentConfig
     from repoanchor.scaffolds.models import ModelConfig
     from repoanchor.scaffolds.records import Limits

@@ -17,7 +17,7 @@ class RayExecutor:
     def __init__(self, address: str | None = None, workers: int | None = None, num_cpus: int | None = None) -> None:
         import ray
 
-        from repoanchor.evals.executors import run_attempt
+        from repoanchor.evals.attempt import run_attempt
 
         self._ray = ray
         # Attach to an instance someone else started (a test, a notebook) and leave it running afterwards.

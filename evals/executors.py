@@ -21,20 +21,11 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Protocol
 
+from repoanchor.evals.attempt import run_attempt
 from repoanchor.evals.executor_ray import RayExecutor
 from repoanchor.evals.matrix import Unit
 
 PRELOAD = ["litellm", "repoanchor.evals.run_one"]
-
-
-def run_attempt(unit: Unit, folder: str) -> dict:
-    """Run one attempt of `unit` into `folder`; never raises for the run's own failures."""
-    from repoanchor.evals.run_one import run_task
-
-    try:
-        return {"summary": run_task(unit.task, unit.options, Path(folder))}
-    except Exception:  # a bug in a scaffold or template: recorded with its traceback, the batch goes on
-        return {"error": traceback.format_exc()}
 
 
 class Executor(Protocol):

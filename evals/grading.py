@@ -9,45 +9,33 @@ the `TestRun`, so `outcomes_from_log` and `grade` can redo grading from a stored
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import time
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel
+from typing import Any
 
 from repoanchor.evals import eval_script, instance_env
 from repoanchor.evals.instance_env import EnvSpec
-from repoanchor.evals.venv_build import locked
+from repoanchor.evals.venv_build import command_env, locked
+from repoanchor.evals.verdict import (
+    Grade,
+    RunStatus,
+    TestGroup,
+    TestRun,
+    grade,
+    grade_run,
+    outcomes_from_log,
+    patched_files,
+)
 
-RunStatus = Literal["completed", "patch_apply_failed", "test_patch_apply_failed", "timeout"]
+__all__ = [
+    "Grade", "RunStatus", "TestGroup", "TestRun", "apply_patch", "grade", "grade_run", "outcomes_from_log",
+    "patched_files", "reset_test_files", "run_command", "run_pre_install", "run_tests",
+]  # fmt: skip
+
 APPLY_COMMANDS = (["git", "apply", "--verbose"], ["patch", "--batch", "--fuzz=5", "-p1"])
-
-
-class TestRun(BaseModel):
-    instance_id: str
-    status: RunStatus
-    outcomes: dict[str, str]
-    """Test id -> swebench status (PASSED, FAILED, SKIPPED, ERROR, XFAIL)."""
-    log: str
-    seconds: float = 0.0
-
-
-class TestGroup(BaseModel):
-    success: list[str] = []
-    failure: list[str] = []
-
-
-class Grade(BaseModel):
-    instance_id: str
-    resolved: bool
-    status: str
-    """RESOLVED_FULL / RESOLVED_PARTIAL / RESOLVED_NO, or the run status when the tests never ran."""
-    f2p: TestGroup
-    p2p: TestGroup
 
 
 def _run(args: list[str], cwd: Path, stdin: str | None = None) -> tuple[int, str]:
@@ -66,10 +54,6 @@ def apply_patch(workdir: Path, patch: str) -> tuple[bool, str]:
     return False, "".join(logs)
 
 
-def patched_files(patch: str) -> list[str]:
-    return sorted(set(re.findall(r"^diff --git a/.* b/(.*)$", patch, flags=re.MULTILINE)))
-
-
 def reset_test_files(workdir: Path, row: dict[str, Any]) -> None:
     """Test files back to the base commit (a candidate patch must not change the tests that grade it)."""
     for name in patched_files(row["test_patch"]):
@@ -84,7 +68,7 @@ def run_command(script: str, workdir: Path, env: EnvSpec, timeout: float) -> tup
     proc = subprocess.Popen(
         ["bash", "-c", script],
         cwd=workdir,
-        env=instance_env.command_env(env.venv),
+        env=command_env(env.venv),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -143,36 +127,3 @@ def run_tests(workdir: Path, row: dict[str, Any], patch: str, env: EnvSpec, time
     if timed_out:
         return done("timeout", f"{log}{output}\n{eval_script.TESTS_TIMED_OUT}\n")
     return done("completed", log + output)
-
-
-def outcomes_from_log(row: dict[str, Any], log: str) -> dict[str, str]:
-    """Per-test statuses from a stored log, as swebench's `get_logs_eval` reads them ({} if tests never ran)."""
-    section = eval_script.output_section(log)
-    if section is None:
-        return {}
-    parse = eval_script.log_parser(row)
-    # swebench falls back to the whole log when nothing is found between the markers.
-    return parse(section) or parse(log)
-
-
-def grade(row: dict[str, Any], outcomes: dict[str, str], status: str = "completed") -> Grade:
-    """SWE-bench's verdict: every FAIL_TO_PASS and PASS_TO_PASS test passes (or, for fail-only repos, none fails)."""
-    from swebench.harness.constants import FAIL_ONLY_REPOS, FAIL_TO_PASS, PASS_TO_PASS, EvalType, ResolvedStatus
-    from swebench.harness.grading import get_eval_tests_report, get_resolution_status
-
-    eval_type = row.get("eval_type") or ("fail_only" if row["repo"] in FAIL_ONLY_REPOS else "pass_and_fail")
-    gold = {FAIL_TO_PASS: row["FAIL_TO_PASS"], PASS_TO_PASS: row["PASS_TO_PASS"]}
-    report = get_eval_tests_report(outcomes, gold, eval_type=EvalType(eval_type))
-    verdict = get_resolution_status(report) if status == "completed" else status
-    return Grade(
-        instance_id=row["instance_id"],
-        resolved=verdict == ResolvedStatus.FULL.value,
-        status=verdict,
-        f2p=TestGroup(**report[FAIL_TO_PASS]),
-        p2p=TestGroup(**report[PASS_TO_PASS]),
-    )
-
-
-def grade_run(row: dict[str, Any], run: TestRun) -> Grade:
-    """Grade a stored run again from its log alone."""
-    return grade(row, outcomes_from_log(row, run.log) if run.status == "completed" else {}, run.status)

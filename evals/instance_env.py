@@ -17,7 +17,6 @@ folder at `base_commit`, and gets an interpreter by one of three routes, recorde
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,9 +26,6 @@ from pydantic import BaseModel
 
 from repoanchor.evals import venv_build
 from repoanchor.scaffolds.records import InfraError
-
-# Variables from the caller that would change how the project's tests run or where they import from.
-_DROPPED = ("PYTHONPATH", "PYTHONHOME", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "VIRTUAL_ENV", "CONDA_PREFIX")
 
 
 class EnvSpec(BaseModel):
@@ -45,17 +41,6 @@ class EnvSpec(BaseModel):
     """The project's own install, run after the patches and before the tests of every run."""
     skipped: list[str] = []
     """Setup steps not run here (conda-only, system packages), so a failure can be traced to them."""
-
-
-def command_env(venv: Path | str | None) -> dict[str, str]:
-    """The environment for setup and test commands: the venv (or this interpreter) first on PATH."""
-    env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
-    bin_dir = Path(venv) / "bin" if venv else Path(sys.executable).parent
-    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # keeps __pycache__ out of the checkout that gets diffed
-    if venv:
-        env["VIRTUAL_ENV"] = str(venv)
-    return env
 
 
 def _git(cwd: Path, *args: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 from repoanchor.evals import eval_script
 from repoanchor.evals.instance_env import EnvSpec
+from repoanchor.evals.verdict import TestRun, outcomes_from_log, patched_files
 from repoanchor.scaffolds.environment_docker import LABEL, TIMEOUT_CODES, connect
 from repoanchor.scaffolds.records import InfraError
 
@@ -27,8 +28,6 @@ REPO = eval_script.IMAGE_REPO_DIR
 
 def generated_eval_script(row: dict[str, Any]) -> str:
     """SWE-bench's eval-script steps for a row that carries no `eval_script` of its own."""
-    from repoanchor.evals.grading import patched_files
-
     files = " ".join(shlex.quote(name) for name in patched_files(row["test_patch"]))
     failed = f"{{ echo '{eval_script.PATCH_APPLY_FAILED}'; exit {TEST_PATCH_FAILED}; }}"
     return (
@@ -61,8 +60,6 @@ def _archive(files: dict[str, str]) -> bytes:
 def run_in_image(row: dict[str, Any], patch: str, env: EnvSpec, timeout: float):
     """Run the tests in a fresh container of `env.image`; returns a grading.TestRun."""
     import docker
-
-    from repoanchor.evals.grading import TestRun, outcomes_from_log
 
     client, started = connect(), time.monotonic()
     try:

@@ -29,7 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from repoanchor.evals.run_one import ALIASES, RunOptions
 from repoanchor.evals.suite_format import as_task, read_suite_tasks
-from repoanchor.evals.tasks import Task, TaskError, load_task
+from repoanchor.evals.task_load import load_task
+from repoanchor.evals.tasks import Task, TaskError
 from repoanchor.scaffolds.environments import EnvironmentConfig
 from repoanchor.scaffolds.models import ModelConfig
 from repoanchor.scaffolds.records import Limits

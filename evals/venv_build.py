@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -58,6 +59,21 @@ def venv_key(repo: str, version: str, spec: dict[str, Any]) -> str:
     return f"{repo.replace('/', '__')}-{version}-py{spec['python']}-{digest}"
 
 
+# Variables from the caller that would change how the project's tests run or where they import from.
+_DROPPED = ("PYTHONPATH", "PYTHONHOME", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "VIRTUAL_ENV", "CONDA_PREFIX")
+
+
+def command_env(venv: Path | str | None) -> dict[str, str]:
+    """The environment for setup and test commands: the venv (or this interpreter) first on PATH."""
+    env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
+    bin_dir = Path(venv) / "bin" if venv else Path(sys.executable).parent
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # keeps __pycache__ out of the checkout that gets diffed
+    if venv:
+        env["VIRTUAL_ENV"] = str(venv)
+    return env
+
+
 @contextmanager
 def locked(venv: Path):
     """One builder or test run per venv at a time: an editable install points the venv at one work folder."""
@@ -72,8 +88,6 @@ def locked(venv: Path):
 
 def run_step(command: str, cwd: Path, venv: Path | None, log: list[str], timeout: float = 1800) -> None:
     """Run one setup command with the venv first on PATH; its output goes to `log`, failure raises."""
-    from repoanchor.evals.instance_env import command_env
-
     proc = subprocess.run(
         ["bash", "-c", command], cwd=cwd, env=command_env(venv), capture_output=True, text=True, timeout=timeout
     )

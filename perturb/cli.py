@@ -167,9 +167,9 @@ def sample(
     from pydantic import ValidationError
 
     from repoanchor.perturb.keywords import KeywordConfig
+    from repoanchor.perturb.sample_build import sample as run_sampler
     from repoanchor.perturb.sample_build import summary_row
     from repoanchor.perturb.sampler import SamplerConfig
-    from repoanchor.perturb.sampler import sample as run_sampler
 
     if issue is not None and issue.resolve().is_relative_to(src.resolve()):
         raise typer.BadParameter(f"--issue {issue} is inside SRC: it would be copied into every variant")

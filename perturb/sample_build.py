@@ -1,4 +1,5 @@
-"""Build one sampled variant: apply its plan, give it a fresh one-commit history, record everything.
+"""Build sampled variants: apply each plan, give it a fresh one-commit history, record everything;
+`sample` runs a whole batch of Algorithm 1 (one process per variant with `workers`).
 
 The tree goes to OUTDIR/<id>/ and its metadata to OUTDIR/<id>.json, beside the tree and never
 inside it: the seed, plan, keywords, gold files and issue digest are ground truth an agent must
@@ -10,11 +11,15 @@ from __future__ import annotations
 
 import shutil
 import traceback
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
+from pathlib import Path
 
 from repoanchor.perturb.files import source_files
+from repoanchor.perturb.keywords import KeywordConfig, extract_keywords
 from repoanchor.perturb.metadata import tool_version, variant_metadata, write_metadata
-from repoanchor.perturb.sampler import Batch, VariantPlan
+from repoanchor.perturb.sampler import Batch, SamplerConfig, VariantPlan, assign_target_names, draw_plan, prepare
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from repoanchor.perturb.variant_git import CommitIdentity, init_single_commit
 
@@ -99,3 +104,45 @@ def summary_row(meta: dict) -> dict:
         "files_changed": len(apply.get("files_changed", [])),
         "error": meta["error"],
     }
+
+
+def sample(
+    src: Path,
+    outdir: Path,
+    config: SamplerConfig,
+    *,
+    issue: str | None = None,
+    keyword_config: KeywordConfig | None = None,
+    workers: int = 1,
+    on_done: Callable[[dict], None] | None = None,
+) -> list[dict]:
+    """Build `config.n` variants under `outdir`; their metadata, in index order. A variant that fails
+    is recorded (`error` in its metadata) and the batch continues."""
+    batch = prepare(src, outdir, config, issue)
+    plans = [draw_plan(config, i) for i in range(config.n)]
+    if any(p.keyword_bound for p in plans):  # lines 12-13: one extraction per instance, only if needed
+        batch.keywords = extract_keywords(issue, keyword_config)
+        for plan in plans:
+            assign_target_names(plan, batch.keywords, config.nk)
+    batch.outdir.mkdir(parents=True, exist_ok=True)
+    results: list[dict] = []
+    if workers <= 1:
+        for plan in plans:
+            results.append(build_variant(batch, plan, file_workers=0))
+            if on_done:
+                on_done(results[-1])
+    else:
+        taken = {p.id for p in plans if (batch.outdir / p.id).exists() or (batch.outdir / p.id).is_symlink()}
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(build_variant, batch, plan, 1): plan for plan in plans}
+            for future in as_completed(futures):
+                try:
+                    results.append(future.result())
+                except Exception as exc:  # the worker itself died (memory, signal): still recorded
+                    plan = futures[future]
+                    if plan.id not in taken:  # its half-written tree must not pass for a variant
+                        shutil.rmtree(batch.outdir / plan.id, ignore_errors=True)
+                    results.append(record_failure(batch, base_metadata(batch, plan), exc))
+                if on_done:
+                    on_done(results[-1])
+    return sorted(results, key=lambda meta: meta["index"])

@@ -7,23 +7,20 @@ files for a keyword-bound transform, and at most Nk keywords bound to it (Assign
 dead-method takes method names, dead-string-assign string literals, from one extraction per
 instance). Gold-patch files are selected by every drawn transform. Unlike the prior sampler the
 draw is fully seeded, so a variant is rebuilt byte for byte from its metadata, and the variant
-id is derived from its seed (no uuid). Building and writing a variant lives in `sample_build`.
+id is derived from its seed (no uuid). Building and writing variants (`sample`) lives in `sample_build`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-import shutil
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from repoanchor.perturb.files import TEST_PATTERNS, is_test_file, python_files
-from repoanchor.perturb.keywords import KeywordConfig, Keywords, extract_keywords
+from repoanchor.perturb.keywords import Keywords
 from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
 
 KEYWORD_POOLS = {"dead-method": "methods", "dead-string-assign": "string_literals"}
@@ -173,47 +170,3 @@ def _gold_reason(src: Path, rel: str, config: SamplerConfig) -> str:
     if not (src / rel).exists():
         return "not found in the source tree"
     return "not a regular Python file of the tree (symlink, or in a skipped folder)"
-
-
-def sample(
-    src: Path,
-    outdir: Path,
-    config: SamplerConfig,
-    *,
-    issue: str | None = None,
-    keyword_config: KeywordConfig | None = None,
-    workers: int = 1,
-    on_done: Callable[[dict], None] | None = None,
-) -> list[dict]:
-    """Build `config.n` variants under `outdir`; their metadata, in index order. A variant that fails
-    is recorded (`error` in its metadata) and the batch continues."""
-    from repoanchor.perturb.sample_build import base_metadata, build_variant, record_failure
-
-    batch = prepare(src, outdir, config, issue)
-    plans = [draw_plan(config, i) for i in range(config.n)]
-    if any(p.keyword_bound for p in plans):  # lines 12-13: one extraction per instance, only if needed
-        batch.keywords = extract_keywords(issue, keyword_config)
-        for plan in plans:
-            assign_target_names(plan, batch.keywords, config.nk)
-    batch.outdir.mkdir(parents=True, exist_ok=True)
-    results: list[dict] = []
-    if workers <= 1:
-        for plan in plans:
-            results.append(build_variant(batch, plan, file_workers=0))
-            if on_done:
-                on_done(results[-1])
-    else:
-        taken = {p.id for p in plans if (batch.outdir / p.id).exists() or (batch.outdir / p.id).is_symlink()}
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(build_variant, batch, plan, 1): plan for plan in plans}
-            for future in as_completed(futures):
-                try:
-                    results.append(future.result())
-                except Exception as exc:  # the worker itself died (memory, signal): still recorded
-                    plan = futures[future]
-                    if plan.id not in taken:  # its half-written tree must not pass for a variant
-                        shutil.rmtree(batch.outdir / plan.id, ignore_errors=True)
-                    results.append(record_failure(batch, base_metadata(batch, plan), exc))
-                if on_done:
-                    on_done(results[-1])
-    return sorted(results, key=lambda meta: meta["index"])

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from repoanchor.evals import instance_env
 from repoanchor.evals.grading import grade, run_command, run_tests
 from repoanchor.evals.instance_env import EnvSpec
-from repoanchor.evals.venv_build import locked
+from repoanchor.evals.venv_build import command_env, locked
 from repoanchor.perturb.files import is_test_file
 from repoanchor.perturb.suite_remap import Rejected, run_git
 from repoanchor.perturb.validate import compile_errors
@@ -69,7 +69,7 @@ def import_errors(tree: Path, modules: dict[str, str], env: EnvSpec, timeout: fl
     # A shared venv is re-pointed by every test run's editable install: never import while one runs.
     with locked(Path(env.venv)) if env.venv else nullcontext():
         proc = subprocess.run(
-            command, cwd=tree, env=instance_env.command_env(env.venv), capture_output=True, text=True,
+            command, cwd=tree, env=command_env(env.venv), capture_output=True, text=True,
             timeout=timeout, check=False,
         )  # fmt: skip
     try:

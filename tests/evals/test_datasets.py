@@ -10,7 +10,7 @@ import pytest
 from repoanchor.evals import datasets
 from repoanchor.evals.datasets import DatasetError, load_dataset
 from repoanchor.evals.fixture_project import DATASET_PATH, fixture_rows, materialize_fixture
-from repoanchor.evals.tasks import load_task
+from repoanchor.evals.task_load import load_task
 from tests.support.shared import shared_path
 
 

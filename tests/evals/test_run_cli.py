@@ -104,7 +104,7 @@ def test_bad_input_is_named_and_exits_2(task_dir: Path, tmp_path: Path, args, me
 
 
 def test_a_suite_task_runs_from_the_suite_folder(tmp_path: Path):
-    from repoanchor.evals.tasks import load_task
+    from repoanchor.evals.task_load import load_task
 
     suite = tmp_path / "suite"
     repo = make_bug_repo(suite / "repos")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.sampler import SamplerConfig, sample
+from repoanchor.perturb.sample_build import sample
+from repoanchor.perturb.sampler import SamplerConfig
 from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
 from repoanchor.perturb.validate import run_baseline, validate
 from tests.support.projects import EXPECTED_TESTS, PROJECTS
