@@ -20,6 +20,7 @@ from repoanchor.perturb.extend.common import read_json
 from repoanchor.perturb.extend.probe import functions_of, identity
 from repoanchor.perturb.metadata import variant_metadata
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
+from repoanchor.perturb.variant_git import init_single_commit
 from tests.support.trees import make_tree
 
 OPTIONAL = "from colorama_is_not_installed import Fore"
@@ -128,3 +129,27 @@ def test_functions_of_a_class_whose_methods_wrap_c_slots():
 
     (function,) = functions_of(Wrapped)
     assert function.__code__.co_name == "__init__"
+
+
+def test_a_chain_forwarding_a_module_generated_at_install_is_left_out(tmp_path):
+    """setuptools_scm writes `_version.py` at install, from the checkout's git state: its value differs between
+    the intact variant and any answer's checkout, so a chain forwarding it cannot be checked; it is left out."""
+    files = {
+        "pkg/__init__.py": "from pkg._version import VERSION\n",
+        "pkg/core.py": "from math import sqrt\nfrom pkg._version import VERSION\n",
+        "tests/test_core.py": "from pkg import core\n\n\ndef test_sqrt():\n    assert core.sqrt(4) == 2\n",
+        ".gitignore": "pkg/_version.py\n",
+    }
+    src = make_tree(tmp_path / "src", files)
+    config = ApplyConfig(["proxy-imports"], fraction=1.0, seed=1, workers=1, check_interpreters=False)
+    report = apply_tree(src, tmp_path / "variant", config)
+    metadata = variant_metadata(src, config, report)
+    init_single_commit(tmp_path / "variant")
+    # A version that follows the checkout, as a dirty tree's setuptools_scm version does.
+    setup = "python -c \"import os; open('pkg/_version.py', 'w').write('VERSION = %r' % os.getcwd())\""
+    families = FamiliesConfig(families=["proxy_chain"], proxy_chain={"k": 1}, test_env=TESTS, setup_cmd=setup)
+    (task,) = build_extend_tasks(tmp_path / "variant", metadata, ROW, tmp_path / "out", families_config=families)
+    assert task.status == "ok", task.reason
+    assert task.self_check.status == "passed", task.self_check
+    chains = read_json(Path(task.ground_truth))["chains"]
+    assert [c["imported"] for c in chains] == ["from math import sqrt"]
