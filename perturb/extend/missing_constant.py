@@ -48,19 +48,16 @@ class MissingConstant:
         texts = (
             _texts(ctx.variant, set(resources)) if config.erase == "key_and_value" and config.require_evidence else None
         )
-        chosen = [c for c in candidates if texts is None or _evidenced(resources[c[0]][c[1]], texts)][: config.k]
+        chosen = [c for c in candidates if texts is None or _evidenced(resources[c[0]][c[1]], texts)]
         if len(chosen) < config.k:
             kind = "with their value written elsewhere in the repository" if texts is not None else "in all"
             return f"not enough constants: {len(chosen)} {kind} of {len(candidates)}, need {config.k}"
-        erased = [
-            _erased(ctx.variant, entries[c], resources, f"{config.placeholder}_{n}") for n, c in enumerate(chosen, 1)
-        ]
+        erased = _importable(ctx, [_erased(ctx.variant, entries[c], resources, "") for c in chosen], config.k)
+        if isinstance(erased, str):
+            return erased
+        for n, item in enumerate(erased, 1):
+            item["placeholder_key"] = f"{config.placeholder}_{n}"
         roots = sorted({e.pop("root") for e in erased})
-        facts = run_probe(ctx.config, ctx.variant, {"constants": {"entries": erased}}, roots)
-        for item, found in zip(erased, facts["constants"], strict=True):
-            if found["error"] or (found["type"], found["repr"]) != (item["type"], item["repr"]):
-                where = f"{item['binding']}[{item['key']!r}]"
-                return f"the intact variant's {where} is not {item['repr']}: {last_line(found['error'])}"
         files = sorted({e["path"] for e in erased})
         original = {path: (ctx.variant / path).read_text("utf-8") for path in files}
         erase = {}
@@ -126,6 +123,29 @@ def wrong_type(value: object) -> object:
     if isinstance(value, float):
         return int(value) if value.is_integer() else str(value)
     return [value]
+
+
+def _importable(ctx: BuildContext, candidates: list[dict], k: int) -> list[dict] | str:
+    """The first `k` candidates (in their seeded order) whose module imports in the instance's environment and
+    hands out the recorded value; or why there are not enough. A module that cannot import there (an
+    optional or platform-only dependency) cannot host a checkable constant and is passed over; one that
+    imports but hands out another value is a broken perturbation: no task at all."""
+    roots = sorted({c["root"] for c in candidates})
+    probed = [{k: v for k, v in c.items() if k != "root"} for c in candidates]
+    facts = run_probe(ctx.config, ctx.variant, {"constants": {"entries": probed}}, roots)["constants"]
+    usable, unavailable = [], []
+    for item, found in zip(candidates, facts, strict=True):
+        where, error = f"{item['binding']}[{item['key']!r}]", found["error"] or ""
+        if "ImportError" in error or "ModuleNotFoundError" in error:
+            unavailable.append(f"{item['module']} ({last_line(error)})")
+        elif error or (found["type"], found["repr"]) != (item["type"], item["repr"]):
+            return f"the intact variant's {where} is not {item['repr']}: {last_line(found['error'])}"
+        else:
+            usable.append(item)
+            if len(usable) == k:
+                return usable
+    shown = f"; modules that do not import in the instance's environment: {unavailable[0]}" if unavailable else ""
+    return f"not enough constants whose module imports: {len(usable)} of {len(candidates)}, need {k}{shown}"
 
 
 def _erased(root: Path, entry: dict, resources: dict, placeholder_key: str) -> dict:

@@ -153,3 +153,40 @@ def test_a_chain_forwarding_a_module_generated_at_install_is_left_out(tmp_path):
     assert task.self_check.status == "passed", task.self_check
     chains = read_json(Path(task.ground_truth))["chains"]
     assert [c["imported"] for c in chains] == ["from math import sqrt"]
+
+
+def test_constants_of_a_module_that_cannot_import_here_are_passed_over(tmp_path):
+    """pytest's Windows-only code imports colorama at module level: its constants cannot be checked in a Linux
+    environment, so Missing Constant Recovery takes its constants from modules that do import."""
+    values = {"RATE": "0.25", "LIMIT": "4096", "LABEL": '"ledger-total"', "WIDTH": "72"}
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/good.py": "".join(f"{name} = {value}\n" for name, value in values.items()),
+        "pkg/win.py": "import colorama_is_not_installed\n\nCOLOUR = 'bright-magenta'\nDEPTH = 256\n",
+        "README.md": "Values: 0.25, 4096, ledger-total, 72, bright-magenta, 256.\n",
+        "tests/test_good.py": "from pkg import good\n\n\ndef test_rate():\n    assert good.RATE == 0.25\n",
+    }
+    src = make_tree(tmp_path / "src", files)
+    config = ApplyConfig(["constant-externalization"], fraction=1.0, seed=2, workers=1, check_interpreters=False)
+    report = apply_tree(src, tmp_path / "variant", config)
+    metadata = variant_metadata(src, config, report)
+    externalized = {e["visible_path"] for e in metadata["path_resolution_map"] if e["kind"] == "json_value"}
+    assert externalized == {"pkg/good.py", "pkg/win.py"}, (
+        "both modules must hold constants for the test to mean anything"
+    )
+    usable = sum(
+        e["visible_path"] == "pkg/good.py" for e in metadata["path_resolution_map"] if e["kind"] == "json_value"
+    )
+
+    def build(k: int, out: str):
+        families = FamiliesConfig(families=["missing_constant"], missing_constant={"k": k}, test_env=TESTS)
+        (task,) = build_extend_tasks(tmp_path / "variant", metadata, ROW, tmp_path / out, families_config=families)
+        return task
+
+    task = build(usable, "all-usable")
+    assert task.status == "ok", task.reason
+    assert {e["module"] for e in read_json(Path(task.ground_truth))["erased"]} == {"pkg.good"}
+    short = build(usable + 1, "one-more")
+    assert short.status == "skipped"
+    assert f"not enough constants whose module imports: {usable} of" in short.reason
+    assert "pkg.win (ModuleNotFoundError: No module named 'colorama_is_not_installed')" in short.reason
