@@ -218,8 +218,15 @@ def _publish(out: Path, name: str, work: Work) -> None:
     staged = [rel for n in names for rel in (f"repos/{n}", f"ground_truth/{n}.json")]
     write_atomic(out / ".build" / "moving" / f"{name}.json", dumps(staged))
     for rel in staged:
-        (out / rel).parent.mkdir(parents=True, exist_ok=True)
-        (work.export / rel).rename(out / rel)
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Task names derive from this instance's id, so anything there is an earlier build of this very
+        # instance (its result file removed to redo it): replaced, never merged with, never a crash.
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+        (work.export / rel).rename(target)
         failpoint("suite.moved-one", name)
 
 

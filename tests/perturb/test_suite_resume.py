@@ -114,3 +114,18 @@ def test_an_instance_interrupted_while_publishing_is_redone(tmp_path_factory, tm
     assert report.skipped_done == 2
     assert not (out / "repos" / name / "half-moved.txt").exists()
     assert_same_suite(unbroken, out)
+
+
+def test_an_instance_whose_result_file_was_removed_is_rebuilt_over_its_published_tasks(tmp_path_factory, tmp_path):
+    """Removing a finished instance's result file redoes it: its published repositories are replaced."""
+    unbroken = built_suite("perturb", tmp_path_factory)
+    cache, dataset = fixture_dataset(tmp_path_factory)
+    out = tmp_path / "suite"
+    shutil.copytree(unbroken, out, symlinks=True)
+    name = "fixture__ledger-3"
+    (out / ".build" / "results" / f"{name}.json").unlink()
+    (out / "repos" / name / "stale.txt").write_text("from an earlier build\n")
+    report = build_suite(dataset, "perturb", out, repo_cache=cache, seed=0, n_variants=2, workers=1, progress=False)
+    assert (report.skipped_done, report.tasks) == (2, 3)
+    assert not (out / "repos" / name / "stale.txt").exists()
+    assert_same_suite(unbroken, out)
