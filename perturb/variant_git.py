@@ -86,13 +86,12 @@ def check_commit(repo: Path, expect: Iterable[str]) -> None:
 def tracked_files(repo: Path, commit: str | None = None) -> frozenset[str] | None:
     """The files git tracks under `repo` (in `commit`, else in its index), relative to `repo`; submodules
     (gitlinks) left out, as no copy holds them. None when `repo` is not inside a git work tree."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
     args = ["ls-tree", "-r", "-z", "--full-tree", commit] if commit else ["ls-files", "-s", "-z"]
-    proc = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
+    try:
+        listing = _git(repo, _isolated_env(CommitIdentity()), *args)
+    except GitError:
         return None
-    entries = (line.split("\t", 1) for line in proc.stdout.split("\0") if line)
+    entries = (line.split("\t", 1) for line in listing.split("\0") if line)
     return frozenset(path for meta, path in entries if not meta.startswith("160000"))
 
 

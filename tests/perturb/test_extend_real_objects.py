@@ -46,14 +46,17 @@ ROW = {"instance_id": "acme__pkg-1", "repo": "acme/pkg", "problem_statement": "h
 TESTS = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
+def perturbed(root: Path, files: dict[str, str], transform: str, seed: int) -> tuple[Path, dict]:
+    """(`root`/variant, its metadata): `files` under `root`/src with `transform` at every site."""
+    src = make_tree(root / "src", files)
+    config = ApplyConfig([transform], fraction=1.0, seed=seed, workers=1, check_interpreters=False)
+    report = apply_tree(src, root / "variant", config)
+    return root / "variant", variant_metadata(src, config, report)
+
+
 @pytest.fixture(scope="module")
 def variant(tmp_path_factory) -> tuple[Path, dict]:
-    root = tmp_path_factory.mktemp("objects")
-    src = make_tree(root / "src", FILES)
-    config = ApplyConfig(["proxy-imports"], fraction=1.0, seed=1, workers=1, check_interpreters=False)
-    report = apply_tree(src, root / "variant", config)
-    metadata = variant_metadata(src, config, report)
-    return root / "variant", metadata
+    return perturbed(tmp_path_factory.mktemp("objects"), FILES, "proxy-imports", seed=1)
 
 
 def _build(variant, out: Path, k: int):
@@ -140,15 +143,12 @@ def test_a_chain_forwarding_a_module_generated_at_install_is_left_out(tmp_path):
         "tests/test_core.py": "from pkg import core\n\n\ndef test_sqrt():\n    assert core.sqrt(4) == 2\n",
         ".gitignore": "pkg/_version.py\n",
     }
-    src = make_tree(tmp_path / "src", files)
-    config = ApplyConfig(["proxy-imports"], fraction=1.0, seed=1, workers=1, check_interpreters=False)
-    report = apply_tree(src, tmp_path / "variant", config)
-    metadata = variant_metadata(src, config, report)
-    init_single_commit(tmp_path / "variant")
+    tree, metadata = perturbed(tmp_path, files, "proxy-imports", seed=1)
+    init_single_commit(tree)
     # A version that follows the checkout, as a dirty tree's setuptools_scm version does.
     setup = "python -c \"import os; open('pkg/_version.py', 'w').write('VERSION = %r' % os.getcwd())\""
     families = FamiliesConfig(families=["proxy_chain"], proxy_chain={"k": 1}, test_env=TESTS, setup_cmd=setup)
-    (task,) = build_extend_tasks(tmp_path / "variant", metadata, ROW, tmp_path / "out", families_config=families)
+    (task,) = build_extend_tasks(tree, metadata, ROW, tmp_path / "out", families_config=families)
     assert task.status == "ok", task.reason
     assert task.self_check.status == "passed", task.self_check
     chains = read_json(Path(task.ground_truth))["chains"]
@@ -166,10 +166,7 @@ def test_constants_of_a_module_that_cannot_import_here_are_passed_over(tmp_path)
         "README.md": "Values: 0.25, 4096, ledger-total, 72, bright-magenta, 256.\n",
         "tests/test_good.py": "from pkg import good\n\n\ndef test_rate():\n    assert good.RATE == 0.25\n",
     }
-    src = make_tree(tmp_path / "src", files)
-    config = ApplyConfig(["constant-externalization"], fraction=1.0, seed=2, workers=1, check_interpreters=False)
-    report = apply_tree(src, tmp_path / "variant", config)
-    metadata = variant_metadata(src, config, report)
+    tree, metadata = perturbed(tmp_path, files, "constant-externalization", seed=2)
     externalized = {e["visible_path"] for e in metadata["path_resolution_map"] if e["kind"] == "json_value"}
     assert externalized == {"pkg/good.py", "pkg/win.py"}, (
         "both modules must hold constants for the test to mean anything"
@@ -180,7 +177,7 @@ def test_constants_of_a_module_that_cannot_import_here_are_passed_over(tmp_path)
 
     def build(k: int, out: str):
         families = FamiliesConfig(families=["missing_constant"], missing_constant={"k": k}, test_env=TESTS)
-        (task,) = build_extend_tasks(tmp_path / "variant", metadata, ROW, tmp_path / out, families_config=families)
+        (task,) = build_extend_tasks(tree, metadata, ROW, tmp_path / out, families_config=families)
         return task
 
     task = build(usable, "all-usable")

@@ -57,6 +57,20 @@ KILLS = [
 ]
 
 
+def copy_of_built_suite(tmp_path_factory, tmp_path) -> tuple[Path, Path]:
+    """(the session's unbroken perturb suite, a copy of it to damage and resume)."""
+    unbroken = built_suite("perturb", tmp_path_factory)
+    out = tmp_path / "suite"
+    shutil.copytree(unbroken, out, symlinks=True)
+    return unbroken, out
+
+
+def resume(out: Path, tmp_path_factory):
+    """The build of `out` finished in this process, with the settings of the unbroken one."""
+    cache, dataset = fixture_dataset(tmp_path_factory)
+    return build_suite(dataset, "perturb", out, repo_cache=cache, seed=0, n_variants=2, workers=1, progress=False)
+
+
 def test_a_build_killed_at_every_step_resumes_and_ends_byte_identical(tmp_path_factory, tmp_path):
     """Each run of the command line is SIGKILLed (its whole process group) at a named failpoint, the
     next one resumes; no timing is involved, so machine load cannot change what is tested."""
@@ -74,17 +88,14 @@ def test_a_build_killed_at_every_step_resumes_and_ends_byte_identical(tmp_path_f
         assert len(list(results.glob("*.json"))) == finished, point
         assert not (out / "tasks.jsonl").exists()
 
-    report = build_suite(dataset, "perturb", out, repo_cache=cache, seed=0, n_variants=2, workers=1, progress=False)
+    report = resume(out, tmp_path_factory)
     assert report.skipped_done == 2
     assert_same_suite(unbroken, out)
 
 
 def test_a_resume_removes_what_a_killed_run_left_of_finished_instances(tmp_path_factory, tmp_path):
     """A finished instance's work folder and moving note, and half-written temporary files anywhere."""
-    unbroken = built_suite("perturb", tmp_path_factory)
-    cache, dataset = fixture_dataset(tmp_path_factory)
-    out = tmp_path / "suite"
-    shutil.copytree(unbroken, out, symlinks=True)
+    unbroken, out = copy_of_built_suite(tmp_path_factory, tmp_path)
     name = "fixture__ledger-1"
     (out / ".build" / "work" / name / "original").mkdir(parents=True)
     (out / ".build" / "moving" / f"{name}.json").write_text(json.dumps([f"repos/{name}"]))
@@ -92,7 +103,7 @@ def test_a_resume_removes_what_a_killed_run_left_of_finished_instances(tmp_path_
     leftovers.append(out / "ground_truth" / f".{name}.json.tmp")
     for path in leftovers:
         path.write_text("half")
-    report = build_suite(dataset, "perturb", out, repo_cache=cache, seed=0, n_variants=2, workers=1, progress=False)
+    report = resume(out, tmp_path_factory)
     assert report.skipped_done == 3
     assert not any(path.exists() for path in leftovers)
     assert_same_suite(unbroken, out)
@@ -100,17 +111,14 @@ def test_a_resume_removes_what_a_killed_run_left_of_finished_instances(tmp_path_
 
 def test_an_instance_interrupted_while_publishing_is_redone(tmp_path_factory, tmp_path):
     """Killed after moving part of an instance into the suite but before its result file: redone cleanly."""
-    unbroken = built_suite("perturb", tmp_path_factory)
-    cache, dataset = fixture_dataset(tmp_path_factory)
-    out = tmp_path / "suite"
-    shutil.copytree(unbroken, out, symlinks=True)
+    unbroken, out = copy_of_built_suite(tmp_path_factory, tmp_path)
     name = "fixture__ledger-2"
     (out / ".build" / "results" / f"{name}.json").unlink()
     (out / "tasks.jsonl").unlink()
     (out / "repos" / name / "half-moved.txt").write_text("left over by a killed run\n")
     (out / ".build" / "moving" / f"{name}.json").write_text(json.dumps([f"repos/{name}", f"ground_truth/{name}.json"]))
     (out / ".build" / "work" / name / "original").mkdir(parents=True)
-    report = build_suite(dataset, "perturb", out, repo_cache=cache, seed=0, n_variants=2, workers=1, progress=False)
+    report = resume(out, tmp_path_factory)
     assert report.skipped_done == 2
     assert not (out / "repos" / name / "half-moved.txt").exists()
     assert_same_suite(unbroken, out)
@@ -118,14 +126,11 @@ def test_an_instance_interrupted_while_publishing_is_redone(tmp_path_factory, tm
 
 def test_an_instance_whose_result_file_was_removed_is_rebuilt_over_its_published_tasks(tmp_path_factory, tmp_path):
     """Removing a finished instance's result file redoes it: its published repositories are replaced."""
-    unbroken = built_suite("perturb", tmp_path_factory)
-    cache, dataset = fixture_dataset(tmp_path_factory)
-    out = tmp_path / "suite"
-    shutil.copytree(unbroken, out, symlinks=True)
+    unbroken, out = copy_of_built_suite(tmp_path_factory, tmp_path)
     name = "fixture__ledger-3"
     (out / ".build" / "results" / f"{name}.json").unlink()
     (out / "repos" / name / "stale.txt").write_text("from an earlier build\n")
-    report = build_suite(dataset, "perturb", out, repo_cache=cache, seed=0, n_variants=2, workers=1, progress=False)
+    report = resume(out, tmp_path_factory)
     assert (report.skipped_done, report.tasks) == (2, 3)
     assert not (out / "repos" / name / "stale.txt").exists()
     assert_same_suite(unbroken, out)
