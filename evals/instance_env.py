@@ -53,7 +53,7 @@ def _git(cwd: Path, *args: str) -> str:
 def source_repo(row: dict[str, Any], repo: Path | None = None, repo_cache: Path | None = None) -> Path:
     """The local repository for `row`: `repo` itself, or `repo_cache/owner__name` (SWE-bench image naming)."""
     if repo is None and repo_cache is not None:
-        repo = Path(repo_cache) / row["repo"].replace("/", "__")
+        repo = Path(repo_cache).resolve() / row["repo"].replace("/", "__")
     if repo is None or not (Path(repo) / ".git").exists():
         raise InfraError("environment_setup", f"{row['instance_id']}: no git repository at {repo}")
     return Path(repo)

@@ -137,7 +137,8 @@ def dependency_steps(repo: str, spec: dict[str, Any], checkout: Path, venv: Path
 
 def build_venv(repo: str, version: str, spec: dict[str, Any], checkout: Path, cache_dir: Path) -> tuple[Path, dict]:
     """The cached venv for (repo, version, python), built now if missing; returns it and its build record."""
-    venv = Path(cache_dir) / venv_key(repo, version, spec)
+    # Absolute: the install steps run in the checkout, where a relative cache path names nothing.
+    venv = Path(cache_dir).resolve() / venv_key(repo, version, spec)
     with locked(venv):
         if (venv / READY).is_file():
             return venv, json.loads((venv / READY).read_text())

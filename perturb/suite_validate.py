@@ -99,6 +99,13 @@ def import_check(tree: Path, modules: dict[str, str], env: EnvSpec, when: str) -
         raise Rejected("level1", f"{when}: {len(failed)} module(s) no longer import", {"imports": failed})
 
 
+WRONG = {
+    "f2p_passing": "FAIL_TO_PASS test(s) pass",
+    "f2p_failing": "FAIL_TO_PASS test(s) fail",
+    "p2p_failing": "PASS_TO_PASS test(s) fail",
+}
+
+
 def _summary(grade_result) -> dict:
     return {
         "status": grade_result.status,
@@ -111,23 +118,26 @@ def _summary(grade_result) -> dict:
 
 def level3_before(check: Path, row: dict, env: EnvSpec, timeout: float) -> dict:
     """Test patch on the bare variant: FAIL_TO_PASS must fail and PASS_TO_PASS pass."""
-    run = run_tests(check, row, "", env, timeout)
-    if run.status != "completed":
-        raise Rejected("level3", f"before the gold patch: {run.status}", {"log": run.log[-3000:]})
-    result = _summary(grade(row, run.outcomes, run.status))
-    if result["f2p_passing"] or result["p2p_failing"]:
-        raise Rejected("level3", "before the gold patch: FAIL_TO_PASS passing or PASS_TO_PASS failing", result)
-    return result
+    return _level3(check, row, "", env, timeout, "before the gold patch", ("f2p_passing", "p2p_failing"))
 
 
 def level3_after(check: Path, row: dict, env: EnvSpec, timeout: float) -> dict:
     """The remapped gold patch (`row['patch']`) plus the test patch: every listed test must pass."""
-    run = run_tests(check, row, row["patch"], env, timeout)
+    return _level3(
+        check, row, row["patch"], env, timeout, "after the remapped gold patch", ("f2p_failing", "p2p_failing")
+    )
+
+
+def _level3(check: Path, row: dict, patch: str, env: EnvSpec, timeout: float, when: str, wrong: tuple) -> dict:
+    """The graded run with `patch`; Rejected (with the log's tail, to tell why) if a list in `wrong` is not empty."""
+    run = run_tests(check, row, patch, env, timeout)
     if run.status != "completed":
-        raise Rejected("level3", f"after the remapped gold patch: {run.status}", {"log": run.log[-3000:]})
+        raise Rejected("level3", f"{when}: {run.status}", {"log": run.log[-3000:]})
     result = _summary(grade(row, run.outcomes, run.status))
-    if result["f2p_failing"] or result["p2p_failing"]:
-        raise Rejected("level3", "after the remapped gold patch: not every test passes", result)
+    broken = [name for name in wrong if result[name]]
+    if broken:
+        counts = ", ".join(f"{len(result[name])} {WRONG[name]}" for name in broken)
+        raise Rejected("level3", f"{when}: {counts}", {**result, "log": run.log[-3000:]})
     return result
 
 

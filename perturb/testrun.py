@@ -23,6 +23,7 @@ from pathlib import Path
 SEVERITY = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 _CHILD_OUTCOME = {"skipped": "skipped", "failure": "failed", "error": "error"}
 TAIL_CHARS = 4000
+TREE_MARK = "<tree>"
 _PYTEST = re.compile(r"(?:^|[\s/])(?:py\.test|pytest)(?:\s|$)")
 _SHELL_SEPARATOR = re.compile(r"&&|\|\||[;|\n]")
 # pytest's config files: these always count; the others only with a pytest section.
@@ -126,7 +127,7 @@ def _tail(path: Path) -> str:
 
 def run_tests(tree: Path, test_cmd: str, *, timeout: float, env_extra: dict[str, str] | None = None) -> TestRun:
     """Run `test_cmd` in `tree` and read per-test outcomes from junit XML written outside the tree."""
-    tree = Path(tree).resolve()
+    given, tree = str(tree), Path(tree).resolve()
     with tempfile.TemporaryDirectory(prefix="repoanchor-tests-") as tmp:
         junit, out, err = Path(tmp) / "junit.xml", Path(tmp) / "stdout", Path(tmp) / "stderr"
         command = junit_command(test_cmd, junit, tree)
@@ -148,8 +149,21 @@ def run_tests(tree: Path, test_cmd: str, *, timeout: float, env_extra: dict[str,
             raise InfrastructureError(f"{where} timed out after {timeout:g}s; stderr: {tails[1][-500:]}")
         if not junit.is_file():
             raise InfrastructureError(f"{where} produced no junit XML (exit {code}); stderr: {tails[1][-500:]}")
-        outcomes = parse_junit(junit)
+        outcomes = placed(parse_junit(junit), {str(tree), str(Path(given).absolute())})
     return TestRun(str(tree), command, code, duration, outcomes, *tails)
+
+
+def placed(outcomes: dict[str, str], trees: set[str]) -> dict[str, str]:
+    """Outcomes with the checkout's own path in a test id written as TREE_MARK: a test parametrized by a
+    file's absolute path (requests' `test_unzipped_paths_unchanged[/tmp/x/tests/test_utils.py]`) is the
+    same test in every checkout of the same code. Ids that become equal keep the worst outcome."""
+    found: dict[str, str] = {}
+    for test_id, outcome in outcomes.items():
+        for tree in sorted(trees, key=len, reverse=True):
+            test_id = test_id.replace(tree, TREE_MARK)
+        if SEVERITY[outcome] >= SEVERITY[found.get(test_id, "passed")]:
+            found[test_id] = outcome
+    return found
 
 
 def parse_junit(path: Path) -> dict[str, str]:

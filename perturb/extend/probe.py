@@ -6,9 +6,9 @@ receives what was found. The probe judges nothing: the family modules compare it
 the ground truth. Project code may print, so results go to a file, never to stdout.
 
 - ``proxy``: every chain's entry import, executed as the entry module would run it, next to
-  the original statement; the definition identity of each name; which chain modules got
-  loaded; and, for each erased file, a counterfactual: the next module of its chain is
-  replaced by a stub holding sentinels and the erased module is reloaded. A file that routes
+  the original statement; the definition identity of each name; the project files each name
+  comes from; which chain modules got loaded; and, for each erased file, a counterfactual: the
+  next module of its chain is replaced by a stub holding sentinels and the erased module is reloaded. A file that routes
   through the chain must now hand out the sentinels; a shortcut hands out the real object.
 - ``runtime``: every function and class in a public module, with the files its code lives in,
   whether that code runs in the module's own globals, its ``__module__`` and ``__qualname__``.
@@ -74,6 +74,19 @@ def identity(obj, root):
     return {"kind": "value", "type": f"{type(obj).__module__}.{type(obj).__qualname__}", "repr": canonical(obj)[:300]}
 
 
+def origins(obj, root):
+    """The project files that define `obj` or whose module globals hold it itself: where a forwarded
+    name really comes from, re-exports followed (`from pkg import __version__` binds the very string
+    a generated `_version.py` made)."""
+    found = identity(obj, root)
+    files = set(found.get("files", [])) | {found.get("file")}
+    for module in list(sys.modules.values()):
+        path = rel(getattr(module, "__file__", None), root)
+        if path and path != "<external>" and any(value is obj for value in list(vars(module).values())):
+            files.add(path)
+    return sorted(files - {None, "<external>"})
+
+
 def canonical(obj, depth=0):
     """repr that is stable across processes: set elements sorted (their order follows the hash
     seed) and memory addresses masked (a default repr shows one)."""
@@ -105,6 +118,7 @@ def probe_proxy(spec, root):
     chains = []
     for chain in spec["chains"]:
         entry = {"id": chain["id"], "error": None, "unavailable": None, "identities": {}, "same_object": {}}
+        entry["origins"] = {}
         try:
             expected = run_statement(chain["imported"], chain["entry"], chain["package"])
         except BaseException:  # the original import itself fails here: an optional or platform-only dependency
@@ -115,6 +129,7 @@ def probe_proxy(spec, root):
             actual = run_statement(f"from {chain['head']} import {', '.join(chain['names'])}", chain["entry"], "")
             for name in chain["names"]:
                 entry["identities"][name] = identity(actual[name], root)
+                entry["origins"][name] = origins(actual[name], root)
                 entry["same_object"][name] = actual[name] is expected[name]
         except BaseException:
             entry["error"] = error()

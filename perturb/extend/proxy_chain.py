@@ -19,7 +19,6 @@ The project's tests and the scope check come on top (see build.py).
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from repoanchor.perturb.extend.base import BuildContext, Plan, last_line
@@ -40,7 +39,7 @@ class ProxyChain:
         roots = sorted({r for c in chains for r in c.pop("roots")})
         chains = _resolving(chains, run_probe(ctx.config, ctx.variant, {"proxy": {"chains": chains}}, roots))
         if not isinstance(chains, str):
-            chains = _stable(chains, ctx, roots)
+            chains = _stable(chains, ctx)
         if isinstance(chains, str):
             return chains
         chosen = _choose(chains, config.k, ctx.rng(self.name))
@@ -64,7 +63,7 @@ class ProxyChain:
         return Plan(files, prompt, gt, erase={path: config.placeholder + "\n" for path in files})
 
     def check(self, worktree: Path, gt: dict, spec: ValidatorSpec) -> list[str]:
-        chains = [{k: v for k, v in c.items() if k != "identities"} for c in gt["chains"]]
+        chains = [{k: v for k, v in c.items() if k not in ("identities", "origins")} for c in gt["chains"]]
         erased = [{"module": e["module"], "next": e["next"], "names": e["names"]} for e in gt["erased"]]
         found = run_probe(spec, worktree, {"proxy": {"chains": chains, "erased": erased}}, set(gt["roots"]))["proxy"]
         reasons = []
@@ -136,7 +135,7 @@ def _resolving(chains: list[dict], facts: dict) -> list[dict] | str:
             continue
         if found["error"] or not all(found["same_object"].values()):
             return f"the intact variant's chain {chain['path']} does not resolve: {last_line(found['error'])}"
-        usable.append({**chain, "id": len(usable), "identities": found["identities"]})
+        usable.append({**chain, "id": len(usable), "identities": found["identities"], "origins": found["origins"]})
     if not usable:
         return (
             f"no proxy chain routes an import that works in the instance's environment: all {len(chains)} "
@@ -145,42 +144,24 @@ def _resolving(chains: list[dict], facts: dict) -> list[dict] | str:
     return usable
 
 
-def _stable(chains: list[dict], ctx: BuildContext, roots: list[str]) -> list[dict] | str:
-    """The chains whose forwarded objects are the same in every checkout: not those that import a module
-    the install step generates (setuptools_scm's `_version.py`: untracked, its value follows the checkout's
-    git state, so an intact answer would read a different version). Renumbered; or why none is left."""
+def _stable(chains: list[dict], ctx: BuildContext) -> list[dict] | str:
+    """The chains whose forwarded objects are the same in every checkout: none of their names comes from
+    a file the install step generates (setuptools_scm's `_version.py`: untracked, its value follows the
+    checkout's git state, so an intact answer would read a different version), directly or re-exported.
+    Renumbered; or why none is left."""
     tracked = tracked_files(ctx.source, "HEAD")
     if tracked is None:  # not a repository: nothing tells generated files apart
         return chains
     kept, generated = [], []
     for chain in chains:
-        module = _imported_module(chain)
-        stems = [f"{root}/{module.replace('.', '/')}".lstrip("/") for root in roots] if module else []
-        candidates = [path for stem in stems for path in (f"{stem}.py", f"{stem}/__init__.py")]
-        on_disk = [path for path in candidates if (ctx.variant / path).is_file()]
-        if on_disk and not set(on_disk) & tracked:
-            generated.append(f"{chain['imported']!r} ({on_disk[0]} is generated at install)")
+        untracked = sorted({path for files in chain["origins"].values() for path in files} - tracked)
+        if untracked:
+            generated.append(f"{chain['imported']!r} ({untracked[0]} is generated at install)")
             continue
         kept.append({**chain, "id": len(kept)})
     if not kept:
         return f"no proxy chain forwards a tracked module: all {len(chains)} route generated ones, e.g. {generated[0]}"
     return kept
-
-
-def _imported_module(chain: dict) -> str | None:
-    """The module the chain's original statement imports from (relative imports resolved), if one."""
-    try:
-        node = ast.parse(chain["imported"]).body[0]
-    except (SyntaxError, IndexError):
-        return None
-    if isinstance(node, ast.ImportFrom):
-        if not node.level:
-            return node.module
-        base = chain["package"].split(".")[: len(chain["package"].split(".")) - node.level + 1]
-        return ".".join([*base, node.module] if node.module else base) or None
-    if isinstance(node, ast.Import):
-        return node.names[0].name
-    return None
 
 
 def _choose(chains: list[dict], k: int, rng) -> list[tuple[int, int]] | str:

@@ -16,6 +16,12 @@ How it works (and why each step is there):
   the forwarder's own ``type(__spec__)`` and ``type(__loader__)``: an ``import`` statement in the
   forwarder would run ``builtins.__import__`` under the module's name, which import-tracking tests
   observe (click's ``test_light_imports`` allows a fixed set of stdlib imports only).
+- A loader bound to one file (the import system's, with a ``path``) gets a twin for the hidden
+  file. A loader that reads the spec's origin instead (pytest's assertion rewriter, which loads
+  plugins, conftests and test modules; its constructor takes a config) loads the hidden file itself,
+  so its asserts are rewritten as the original's were. It needs the module object, which an
+  import-free forwarder reaches through the ``sys`` that ``ModuleSpec``'s own module holds
+  (pytest-5840: ``type(__loader__)(name, path)`` raised TypeError importing ``_pytest.pytester``).
 - ``__spec__``, ``__loader__``, ``__file__``, ``__cached__`` and ``__package__`` become those of
   the hidden file, so ``__file__``-relative reads resolve in the same folder,
   ``inspect.getsourcefile``, ``inspect.getsource`` and tracebacks show the real code.
@@ -60,11 +66,12 @@ TEMPLATE = """\
 
 
 def {fn}({name}, {path}):
-    {loader} = type(__loader__)({name}, {path})
-    {spec} = type(__spec__)({name}, {loader}, origin={path})
-    {spec}.has_location = True
     {ns} = globals()
     del {ns}["{fn}"]
+    {shared} = not hasattr(__loader__, "path")
+    {loader} = __loader__ if {shared} else type(__loader__)({name}, {path})
+    {spec} = type(__spec__)({name}, {loader}, origin={path})
+    {spec}.has_location = True
     {ns}.update(
         __spec__={spec},
         __loader__={loader},
@@ -74,7 +81,10 @@ def {fn}({name}, {path}):
     )
     {spec}._initializing = True
     try:
-        exec({loader}.get_code({name}), {ns})
+        if {shared}:
+            {loader}.exec_module(type({spec}).__init__.__globals__["sys"].modules[{name}])
+        else:
+            exec({loader}.get_code({name}), {ns})
     finally:
         {spec}._initializing = False
 
@@ -97,5 +107,6 @@ def forwarder_source(rng: random.Random, stem: str, hidden: str, avoid: set[str]
         "loader": local_name(rng, "loader", avoid),
         "spec": local_name(rng, "spec", avoid),
         "ns": local_name(rng, "scope", avoid),
+        "shared": local_name(rng, "shared", avoid),
     }
     return TEMPLATE.format(header0=header[0], header1=header[1], stem=stem, hidden=hidden, **names)

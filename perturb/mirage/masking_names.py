@@ -45,6 +45,7 @@ NOUNS = {
     "spec": ("spec", "handle", "view", "record", "binding", "descriptor"),
     "loader": ("loader", "reader", "importer", "provider", "fetcher", "opener"),
     "scope": ("scope", "namespace", "globals", "env", "table", "symbols"),
+    "shared": ("shared", "reused", "borrowed", "inherited", "kept", "direct"),
 }
 """Nouns per role of a forwarder variable, so that drawn names still say what they hold."""
 

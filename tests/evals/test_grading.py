@@ -60,6 +60,17 @@ def run(fixture, instance_id: str, patch: str, **kwargs) -> tuple[grading.TestRu
     return result, grading.grade(rows[instance_id], result.outcomes, result.status)
 
 
+def test_relative_cache_folders_work_although_install_steps_run_in_the_checkout(fixture, tmp_path, monkeypatch):
+    """`suite build --venv-cache venvs` once failed with FileNotFoundError 'venvs/<key>/bin/python'."""
+    rows, envs = fixture
+    workdir, _ = envs["fixture__ledger-1"]
+    monkeypatch.chdir(workdir.parent)
+    row = rows["fixture__ledger-1"]
+    env = instance_env.prepare(row, "local", tmp_path / "w", repo_cache=Path(), cache_dir=Path("venvs"))
+    result = grading.run_tests(tmp_path / "w", row, row["patch"], env)
+    assert grading.grade(row, result.outcomes, result.status).resolved, result.log[-3000:]
+
+
 @pytest.mark.parametrize("instance_id", ["fixture__ledger-1", "fixture__ledger-2", "fixture__ledger-3"])
 def test_gold_patch_resolves_and_no_patch_does_not(fixture, instance_id):
     row = fixture[0][instance_id]

@@ -136,14 +136,19 @@ def test_functions_of_a_class_whose_methods_wrap_c_slots():
 
 def test_a_chain_forwarding_a_module_generated_at_install_is_left_out(tmp_path):
     """setuptools_scm writes `_version.py` at install, from the checkout's git state: its value differs between
-    the intact variant and any answer's checkout, so a chain forwarding it cannot be checked; it is left out."""
+    the intact variant and any answer's checkout, so a chain forwarding it cannot be checked; it is left out,
+    whether it imports the generated module or a package that re-exports its value (pytest-10081's
+    `from _pytest import __version__`)."""
     files = {
         "pkg/__init__.py": "from pkg._version import VERSION\n",
         "pkg/core.py": "from math import sqrt\nfrom pkg._version import VERSION\n",
+        "pkg/cli.py": "from pkg import VERSION as RELEASE\n",
         "tests/test_core.py": "from pkg import core\n\n\ndef test_sqrt():\n    assert core.sqrt(4) == 2\n",
         ".gitignore": "pkg/_version.py\n",
     }
     tree, metadata = perturbed(tmp_path, files, "proxy-imports", seed=1)
+    routed = {e["imported"] for e in metadata["path_resolution_map"] if e["kind"] == "import_proxy"}
+    assert "from pkg import VERSION as RELEASE" in routed, "the re-export was not routed: the test proves nothing"
     init_single_commit(tree)
     # A version that follows the checkout, as a dirty tree's setuptools_scm version does.
     setup = "python -c \"import os; open('pkg/_version.py', 'w').write('VERSION = %r' % os.getcwd())\""

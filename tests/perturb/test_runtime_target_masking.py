@@ -11,6 +11,8 @@ import ast
 import os
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import libcst as cst
@@ -263,3 +265,35 @@ def test_an_unknown_collection_value_is_refused(tmp_path: Path):
     src = make_tree(tmp_path / "src", {"pkg/__init__.py": "", "pkg/m.py": "X = 1\n"})
     with pytest.raises(ValueError, match="'collection' must be one of"):
         mask(src, tmp_path / "out", collection="everything")
+
+
+PLUGIN_TEST = """\
+import pytest
+
+from pkg.plugin import check
+
+
+def test_the_plugins_asserts_are_rewritten():
+    with pytest.raises(AssertionError) as info:
+        check(3)
+    assert "assert 3 == 2" in str(info.value)
+"""
+
+
+def test_a_module_pytests_assertion_rewriter_loads_keeps_its_rewritten_asserts(tmp_path: Path):
+    """pytest-5840: `-p _pytest.pytester` loads the plugin through pytest's rewrite hook, a loader that reads the
+    spec's origin and takes a config to construct; the forwarder raised TypeError building a twin of it. The hook
+    must load the hidden file itself, so its asserts are rewritten exactly as the original's."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/plugin.py": "def check(x):\n    assert x == 2\n",
+        "tests/test_p.py": PLUGIN_TEST,
+    }
+    src = make_tree(tmp_path / "src", files)
+    report = mask(src, tmp_path / "out")
+    assert "pkg/plugin.py" in {e["visible_path"] for e in entries(report, "wrapper_module")}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "pkg.plugin", "tests"]
+    for tree in (src, tmp_path / "out"):
+        env = {**os.environ, "PYTHONPATH": str(tree), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        run = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, (tree, run.stdout[-2000:], run.stderr[-2000:])

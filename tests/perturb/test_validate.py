@@ -6,6 +6,7 @@ import json
 import shlex
 import shutil
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from support.projects import EXPECTED_TESTS, PROJECTS
 from support.pypi import SdistUnavailable, fetch_sdist
+from support.trees import make_tree
 
 from repoanchor.perturb.validate import (
     InfrastructureError,
@@ -238,6 +240,19 @@ def test_tree_code_shadows_pythonpath(original: Path, tmp_path: Path):
     assert set(run.outcomes.values()) == {"passed"}
     run = run_tests(other, PYTEST, timeout=120, env_extra={"PYTHONPATH": str(original)})
     assert run.outcomes["tests.test_mod::test_double"] == "failed"
+
+
+def test_a_test_parametrized_by_its_checkouts_path_is_one_test_in_every_checkout():
+    """requests-6028: `test_unzipped_paths_unchanged[<abs path of tests/test_utils.py>]`; compared across two
+    checkouts, the raw ids differ and the test reads "missing" in the second. Short paths under /tmp: pytest 9
+    falls back to `path0` for an id over ~100 characters."""
+    body = "import os\nimport pytest\n\n\n@pytest.mark.parametrize('path', [os.path.abspath(__file__)])\n"
+    body += "def test_path(path):\n    assert os.path.isfile(path)\n"
+    with tempfile.TemporaryDirectory(prefix="ra-", dir="/tmp") as tmp:
+        first = make_tree(Path(tmp) / "one", {"tests/test_paths.py": body})
+        second = shutil.copytree(first, Path(tmp) / "two" / "deeper")
+        ids = [set(run_tests(tree, PYTEST, timeout=120).outcomes) for tree in (first, second)]
+    assert ids[0] == ids[1] == {"tests.test_paths::test_path[<tree>/tests/test_paths.py]"}
 
 
 def test_src_layout_is_importable(tmp_path: Path):
