@@ -11,7 +11,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from repoanchor.scaffolds.environment import Environment
+from repoanchor.scaffolds.environments.local import Environment
 from repoanchor.scaffolds.records import InfraError
 
 

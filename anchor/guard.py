@@ -8,7 +8,7 @@ files excluded) except INSTRUCTION.md; each is recorded as a violation and resto
 from __future__ import annotations
 
 from repoanchor.anchor.instruction import FILENAME
-from repoanchor.scaffolds.environment import Environment
+from repoanchor.scaffolds.environments.local import Environment
 from repoanchor.scaffolds.records import InfraError
 
 STATUS = "git -c core.quotePath=false status --porcelain=v1 -z --untracked-files=all"

@@ -25,8 +25,8 @@ from repoanchor import prompts
 from repoanchor.anchor.cache import InstructionCache
 from repoanchor.anchor.guard import revert_violations
 from repoanchor.anchor.instruction import FILENAME, REQUIRED_SECTIONS, check_instruction
-from repoanchor.scaffolds.environment import Environment
-from repoanchor.scaffolds.models import ModelConfig
+from repoanchor.scaffolds.environments.local import Environment
+from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.records import Limits, RunRecord
 
 STAGE1_TEMPLATES = ("anchor_stage1", "anchor_retry")

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from repoanchor.evals.analyze import analyze  # noqa: E402
-from repoanchor.evals.steps_frame import load_steps  # noqa: E402
+from repoanchor.evals.analysis.analyze import analyze  # noqa: E402
+from repoanchor.evals.analysis.steps_frame import load_steps  # noqa: E402
 from tests.support.shared import shared_path  # noqa: E402
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from repoanchor.evals.projects import fetch_sdist
+from repoanchor.evals.harness.projects import fetch_sdist
 from repoanchor.perturb.engine import run_with_big_stack
 from repoanchor.perturb.files import python_files
 from repoanchor.perturb.transforms import SPT_IDS

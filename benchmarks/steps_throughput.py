@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from repoanchor.scaffolds.readers import read_many  # noqa: E402
-from repoanchor.scaffolds.step_rows import action_text  # noqa: E402
-from repoanchor.scaffolds.steps import classify  # noqa: E402
+from repoanchor.scaffolds.steps.classify import classify  # noqa: E402
+from repoanchor.scaffolds.steps.rows import action_text  # noqa: E402
+from repoanchor.scaffolds.trajectories.readers import read_many  # noqa: E402
 from tests.support.shared import shared_path  # noqa: E402
 
 
@@ -56,7 +56,7 @@ def classification_rate(rounds: int) -> dict:
 
 
 def scripted_turns(n: int):
-    from repoanchor.scaffolds.scripted_server import Reply
+    from repoanchor.scaffolds.models.scripted_server import Reply
     from tests.support.bug_repo import FIX_SED
 
     commands = [f"grep -n 'def' calc.py | head -{1 + i % 3}" for i in range(n - 1)] + [FIX_SED]
@@ -93,9 +93,9 @@ def bare_run(repo: Path, base_url: str, scratch: Path) -> float:
 
 
 def adapter_run(repo: Path, base_url: str, scratch: Path, run_index: int) -> float:
-    from repoanchor.scaffolds.adapter_mini import MiniSweAgent
-    from repoanchor.scaffolds.environment import LocalWorktree
-    from repoanchor.scaffolds.models import ModelConfig
+    from repoanchor.scaffolds.environments.local import LocalWorktree
+    from repoanchor.scaffolds.mini.adapter import MiniSweAgent
+    from repoanchor.scaffolds.models.model import ModelConfig
     from repoanchor.scaffolds.records import Limits
 
     model = ModelConfig(model="openai/scripted", api_base=base_url)
@@ -108,8 +108,8 @@ def adapter_run(repo: Path, base_url: str, scratch: Path, run_index: int) -> flo
 
 
 def adapter_overhead(turns: int, repeats: int) -> dict:
-    from repoanchor.scaffolds.adapter_mini import prepare_imports
-    from repoanchor.scaffolds.scripted_server import ScriptedServer
+    from repoanchor.scaffolds.mini.adapter import prepare_imports
+    from repoanchor.scaffolds.models.scripted_server import ScriptedServer
     from tests.support.bug_repo import make_bug_repo
 
     os.environ.setdefault("OPENAI_API_KEY", "sk-benchmark-not-a-secret")

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from repoanchor.perturb.compile_check import compile_error
 from repoanchor.perturb.context import FileContext, ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.sourcefile import SourceError, decode_source
 from repoanchor.perturb.transforms import get_transform
+from repoanchor.perturb.validation.compile_check import compile_error
 
 BIG_STACK_BYTES = 512 * 1024 * 1024
 RECURSION_LIMIT = 20_000

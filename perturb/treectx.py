@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from repoanchor.perturb.compile_check import compile_error
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, SiteRecord, Skipped, snippet
 from repoanchor.perturb.sourcefile import SourceError, decode_source
+from repoanchor.perturb.validation.compile_check import compile_error
 
 
 class TransactionAborted(Exception):

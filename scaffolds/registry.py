@@ -6,7 +6,7 @@ imports its scaffold (mini-swe-agent, litellm, a binary) only when it runs.
 
 from __future__ import annotations
 
-from repoanchor.scaffolds.adapter_mini import MiniSweAgent
-from repoanchor.scaffolds.adapter_opencode import OpenCode
+from repoanchor.scaffolds.mini.adapter import MiniSweAgent
+from repoanchor.scaffolds.opencode.adapter import OpenCode
 
 SCAFFOLDS = {"mini-swe-agent": MiniSweAgent, "opencode": OpenCode}

@@ -67,9 +67,10 @@ TRANSFORMS: dict[str, str] = {
     "string-split": f"{_PKG}.string_split.StringSplit",
     "dead-string-assign": f"{_PKG}.dead_string_assign.DeadStringAssign",
     "dead-method": f"{_PKG}.dead_method.DeadMethod",
-    "proxy-imports": f"{_PKG}.proxy_imports.ProxyImports",
-    "runtime-target-masking": f"{_PKG}.runtime_target_masking.RuntimeTargetMasking",
-    "constant-externalization": f"{_PKG}.constant_externalization.ConstantExternalization",
+    # The RepoMirage transforms live with their support code, one folder per perturbation.
+    "proxy-imports": "repoanchor.perturb.mirage.proxy.transform.ProxyImports",
+    "runtime-target-masking": "repoanchor.perturb.mirage.masking.transform.RuntimeTargetMasking",
+    "constant-externalization": "repoanchor.perturb.mirage.constants.transform.ConstantExternalization",
 }
 """Stable id -> dotted class path. A full dotted path is also accepted by `get_transform`."""
 

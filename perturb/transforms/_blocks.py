@@ -14,7 +14,7 @@ import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import SiteCollector
-from repoanchor.perturb.transforms._common import block_line_counts, docstring_count
+from repoanchor.perturb.transform_checks import block_line_counts, docstring_count
 
 FUTURE_IMPORT = m.SimpleStatementLine([m.ZeroOrMore(), m.ImportFrom(module=m.Name("__future__")), m.ZeroOrMore()])
 

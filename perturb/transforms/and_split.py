@@ -29,7 +29,7 @@ import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import scope_declaration_in, spaced
+from repoanchor.perturb.transform_checks import scope_declaration_in, spaced
 
 AND_TEST = m.BooleanOperation(operator=m.And())
 _RENDER = cst.Module(body=[])  # renders a node in full (context.code_of abbreviates)

@@ -34,8 +34,8 @@ import libcst as cst
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, rewrite_sites
+from repoanchor.perturb.transform_checks import docstring_count
 from repoanchor.perturb.transforms._blocks import BlockCollector
-from repoanchor.perturb.transforms._common import docstring_count
 from repoanchor.perturb.transforms._predicates import opaque
 
 MIN_LINES, MAX_LINES = 1, 100

@@ -39,7 +39,7 @@ import libcst.matchers as m
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import bound_names, dotted_name, import_origins, stdlib_object
+from repoanchor.perturb.transform_checks import bound_names, dotted_name, import_origins, stdlib_object
 from repoanchor.perturb.walk import walk
 
 FRAMEWORK_BASES = frozenset(

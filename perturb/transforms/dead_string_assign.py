@@ -32,7 +32,7 @@ import libcst as cst
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import introspection_in, is_docstring
+from repoanchor.perturb.transform_checks import introspection_in, is_docstring
 
 TERMINAL = (cst.Return, cst.Raise, cst.Break, cst.Continue)
 Block = cst.IndentedBlock | cst.SimpleStatementSuite

@@ -29,7 +29,7 @@ import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import negated, spaced
+from repoanchor.perturb.transform_checks import negated, spaced
 
 NUMBER = m.OneOf(m.Integer(), m.Float(), m.Imaginary())
 CONSTANT = m.OneOf(

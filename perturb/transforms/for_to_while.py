@@ -46,7 +46,7 @@ import libcst.matchers as m
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import introspection_in, unless_rebound
+from repoanchor.perturb.transform_checks import introspection_in, unless_rebound
 from repoanchor.perturb.walk import walk
 
 BUILTINS = ("iter", "next", "StopIteration")

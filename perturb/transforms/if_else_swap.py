@@ -34,7 +34,7 @@ import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import negated, spaced
+from repoanchor.perturb.transform_checks import negated, spaced
 
 NO_COVER = re.compile(r"#\s*pragma[:\s]?\s*no\s*cover", re.IGNORECASE)
 NOT = m.UnaryOperation(operator=m.Not())

@@ -41,7 +41,7 @@ from libcst.metadata import FunctionScope, Scope, ScopeProvider
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector
-from repoanchor.perturb.transforms._common import introspection_in
+from repoanchor.perturb.transform_checks import introspection_in
 from repoanchor.perturb.walk import ancestor_paths, replace_nodes, walk
 
 BUILTIN_NAMES = frozenset(dir(builtins))

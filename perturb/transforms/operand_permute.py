@@ -37,7 +37,7 @@ from astroid.transforms import TransformVisitor
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import node_spans
+from repoanchor.perturb.transform_checks import node_spans
 
 SWAPPABLE = {cst.Add: "+", cst.Multiply: "*", cst.BitAnd: "&", cst.BitOr: "|", cst.BitXor: "^"}
 UNARY_OPS = (cst.Minus, cst.Plus, cst.BitInvert, cst.Not)

@@ -36,7 +36,7 @@ import libcst as cst
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import dotted_name
+from repoanchor.perturb.transform_checks import dotted_name
 
 MIN_LENGTH = 4
 NAMED_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}

@@ -33,8 +33,8 @@ import libcst as cst
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, rewrite_sites
+from repoanchor.perturb.transform_checks import unless_rebound
 from repoanchor.perturb.transforms._blocks import BlockCollector, wrap_after_docstring
-from repoanchor.perturb.transforms._common import unless_rebound
 
 MIN_LINES, MAX_LINES = 5, 100
 

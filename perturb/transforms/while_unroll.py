@@ -43,7 +43,7 @@ import libcst as cst
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
-from repoanchor.perturb.transforms._common import scope_declaration_in
+from repoanchor.perturb.transform_checks import scope_declaration_in
 from repoanchor.perturb.walk import walk
 
 MAX_LINES = 100

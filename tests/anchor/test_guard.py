@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from repoanchor.anchor.guard import changed_paths, revert_violations
-from repoanchor.scaffolds.environment import LocalWorktree
+from repoanchor.scaffolds.environments.local import LocalWorktree
 from tests.support.bug_repo import make_bug_repo
 
 

@@ -10,11 +10,11 @@ import pytest
 
 from repoanchor.anchor.cache import InstructionCache
 from repoanchor.anchor.workflow import run_anchored
-from repoanchor.scaffolds.adapter_mini import MiniSweAgent
-from repoanchor.scaffolds.environment import LocalWorktree
-from repoanchor.scaffolds.models import ModelConfig
+from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.mini.adapter import MiniSweAgent
+from repoanchor.scaffolds.models.model import ModelConfig
+from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 from repoanchor.scaffolds.records import Limits
-from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
 from tests.support.bug_repo import FIX_SED, ISSUE, make_bug_repo, patch_passes_tests
 from tests.support.scripted import INSTRUCTION_TEXT, SUBMIT, turns, write_file_command
 

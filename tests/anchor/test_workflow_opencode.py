@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from repoanchor.anchor.workflow import run_anchored
-from repoanchor.scaffolds.adapter_opencode import OpenCode
-from repoanchor.scaffolds.environment import LocalWorktree
-from repoanchor.scaffolds.models import ModelConfig
-from repoanchor.scaffolds.opencode_setup import find_opencode
+from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.models.model import ModelConfig
+from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
+from repoanchor.scaffolds.opencode.adapter import OpenCode
+from repoanchor.scaffolds.opencode.setup import find_opencode
 from repoanchor.scaffolds.records import InfraError, Limits
-from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
 from tests.support.bug_repo import ISSUE, make_bug_repo, patch_passes_tests
 from tests.support.scripted import INSTRUCTION_TEXT, tool_call
 

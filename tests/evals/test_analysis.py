@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from repoanchor.evals.analyze import analyze
-from repoanchor.evals.drift import drift_table, roles_from_metadata
-from repoanchor.evals.steps_frame import files_touched, load_steps
-from repoanchor.evals.transitions import delta_table, transition_table
-from repoanchor.scaffolds.readers import read_trajectory
-from repoanchor.scaffolds.trajectory import Action, save
+from repoanchor.evals.analysis.analyze import analyze
+from repoanchor.evals.analysis.drift import drift_table, roles_from_metadata
+from repoanchor.evals.analysis.steps_frame import files_touched, load_steps
+from repoanchor.evals.analysis.transitions import delta_table, transition_table
+from repoanchor.scaffolds.trajectories.readers import read_trajectory
+from repoanchor.scaffolds.trajectories.trajectory import Action, save
 from tests.support.shared import shared_path
 
 N_BOOT = 200

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.evals import datasets
-from repoanchor.evals.datasets import DatasetError, load_dataset
-from repoanchor.evals.fixture_project import DATASET_PATH, fixture_rows, materialize_fixture
-from repoanchor.evals.task_load import load_task
+from repoanchor.evals.demo.fixture_project import DATASET_PATH, fixture_rows, materialize_fixture
+from repoanchor.evals.harness import datasets
+from repoanchor.evals.harness.datasets import DatasetError, load_dataset
+from repoanchor.evals.harness.task_load import load_task
 from tests.support.shared import shared_path
 
 
@@ -60,7 +60,7 @@ def test_fixture_dataset_is_well_formed():
 
 
 def datasets_files(patch: str) -> list[str]:
-    from repoanchor.evals.grading import patched_files
+    from repoanchor.evals.harness.grading import patched_files
 
     return patched_files(patch)
 

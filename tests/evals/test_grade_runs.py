@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.evals.demo import oracle_truths
-from repoanchor.evals.executors import LocalPool
-from repoanchor.evals.failpoints import ENV as FAILPOINT_ENV
-from repoanchor.evals.fixture_project import materialize_fixture
-from repoanchor.evals.grade_runs import GRADE, SCRATCH, grade_matrix
-from repoanchor.evals.matrix import MatrixConfig
-from repoanchor.evals.oracle import ORACLE_MODEL, OraclePolicy
-from repoanchor.evals.run_matrix import run_matrix
-from repoanchor.evals.suite_original import build_original_suite
-from repoanchor.scaffolds.scripted_server import ScriptedServer
+from repoanchor.evals.demo.fixture_project import materialize_fixture
+from repoanchor.evals.demo.oracle import ORACLE_MODEL, OraclePolicy
+from repoanchor.evals.demo.pipeline import oracle_truths
+from repoanchor.evals.harness.failpoints import ENV as FAILPOINT_ENV
+from repoanchor.evals.runs.executors import LocalPool
+from repoanchor.evals.runs.grade_runs import GRADE, SCRATCH, grade_matrix
+from repoanchor.evals.runs.matrix import MatrixConfig
+from repoanchor.evals.runs.run_matrix import run_matrix
+from repoanchor.evals.suites.original import build_original_suite
+from repoanchor.scaffolds.models.scripted_server import ScriptedServer
 from tests.support.scripted import SUBMIT, turn
 
 pytestmark = pytest.mark.xdist_group("matrix")
@@ -78,7 +78,14 @@ def test_the_oracle_resolves_every_task_an_idle_model_none(tmp_path: Path, monke
     yaml_config = tmp_path / "matrix.yaml"
     yaml_config.write_text(json.dumps(config.model_dump(mode="json")))
     second = sorted(path.parent.name for path in files)[1]
-    command = [sys.executable, "-c", "from repoanchor.evals.cli import app; app()", "grade", str(yaml_config), "--redo"]
+    command = [
+        sys.executable,
+        "-c",
+        "from repoanchor.evals.cli.main import app; app()",
+        "grade",
+        str(yaml_config),
+        "--redo",
+    ]
     env = {**os.environ, FAILPOINT_ENV: f"grade.scratch-made@{second}"}
     killed = subprocess.run(command, env=env, start_new_session=True, capture_output=True)
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()[-2000:]

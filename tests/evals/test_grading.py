@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.evals import eval_script, grading, instance_env, venv_build
-from repoanchor.evals.datasets import load_dataset
-from repoanchor.evals.fixture_project import materialize_fixture
+from repoanchor.evals.demo.fixture_project import materialize_fixture
+from repoanchor.evals.harness import eval_script, grading, instance_env, venv_build
+from repoanchor.evals.harness.datasets import load_dataset
 from repoanchor.scaffolds.records import InfraError
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
 from tests.support.shared import shared_path
@@ -243,7 +243,7 @@ def fixture_image(client, repo: Path) -> str:
     import io
     import tarfile
 
-    from repoanchor.scaffolds.environment_docker import BASE_IMAGE
+    from repoanchor.scaffolds.environments.docker_container import BASE_IMAGE
 
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:

@@ -11,11 +11,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from repoanchor.evals.cli_eval import eval_command
-from repoanchor.evals.executors import LocalPool, make_executor
-from repoanchor.evals.matrix import MatrixConfig, MatrixConfigError, expand, unit_ids
-from repoanchor.evals.run_matrix import run_matrix
-from repoanchor.scaffolds.scripted_server import ScriptedServer
+from repoanchor.evals.cli.eval_matrix import eval_command
+from repoanchor.evals.runs.executors import LocalPool, make_executor
+from repoanchor.evals.runs.matrix import MatrixConfig, MatrixConfigError, expand, unit_ids
+from repoanchor.evals.runs.run_matrix import run_matrix
+from repoanchor.scaffolds.models.scripted_server import ScriptedServer
 from tests.support.bug_repo import ISSUE, make_bug_repo
 from tests.support.matrix_suite import (
     comparable,
@@ -251,7 +251,7 @@ def test_the_cost_budget_stops_new_units_without_recording_them(server, pool, tm
 @pytest.mark.xdist_group("ray")
 def test_the_ray_executor_gives_the_same_results_as_the_pool(baseline, tmp_path: Path):
     ray = pytest.importorskip("ray")
-    from repoanchor.evals.executor_ray import RayExecutor
+    from repoanchor.evals.runs.executor_ray import RayExecutor
 
     config, _, reference, _ = baseline
     copy = config.model_copy(update={"out": tmp_path / "out"})

@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from repoanchor.evals.failpoints import ENV as FAILPOINT_ENV
-from repoanchor.evals.failpoints import SCOPE_ENV as FAILPOINT_SCOPE_ENV
-from repoanchor.scaffolds.scripted_server import ScriptedServer
+from repoanchor.evals.harness.failpoints import ENV as FAILPOINT_ENV
+from repoanchor.evals.harness.failpoints import SCOPE_ENV as FAILPOINT_SCOPE_ENV
+from repoanchor.scaffolds.models.scripted_server import ScriptedServer
 from tests.support.matrix_suite import (
     comparable,
     make_suite,
@@ -43,7 +43,7 @@ def start(config: Path, failpoint: str | None = None) -> subprocess.Popen:
     env = {**os.environ, "OPENAI_API_KEY": "sk-test-crash-0123456789"}
     if failpoint:  # the driver alone dies there; its workers must notice and exit by themselves
         env.update({FAILPOINT_ENV: failpoint, FAILPOINT_SCOPE_ENV: "process"})
-    command = [sys.executable, "-m", "repoanchor.evals.cli_eval", str(config), "--no-progress"]
+    command = [sys.executable, "-m", "repoanchor.evals.cli.eval_matrix", str(config), "--no-progress"]
     # Its own process group, so the test can see whether the driver's workers outlived it.
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 

@@ -10,13 +10,13 @@ import pytest
 
 from repoanchor import prompts
 from repoanchor.anchor.workflow import run_anchored
-from repoanchor.evals.oracle import ORACLE_MODEL, OraclePolicy, Truth, patched_files
-from repoanchor.scaffolds.adapter_mini import MiniSweAgent
-from repoanchor.scaffolds.adapter_opencode import OpenCode
-from repoanchor.scaffolds.environment import LocalWorktree
-from repoanchor.scaffolds.models import ModelConfig
+from repoanchor.evals.demo.oracle import ORACLE_MODEL, OraclePolicy, Truth, patched_files
+from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.mini.adapter import MiniSweAgent
+from repoanchor.scaffolds.models.model import ModelConfig
+from repoanchor.scaffolds.models.scripted_server import ScriptedServer
+from repoanchor.scaffolds.opencode.adapter import OpenCode
 from repoanchor.scaffolds.records import Limits
-from repoanchor.scaffolds.scripted_server import ScriptedServer
 from tests.support.bug_repo import FIX_SED, ISSUE, make_bug_repo, patch_passes_tests
 
 
@@ -62,6 +62,7 @@ def test_the_oracle_writes_the_map_in_stage1_and_solves_in_stage2(repo: Path, tm
         result = run_anchored(MiniSweAgent(), ISSUE, env, model, Limits(steps=10), tmp_path / "out")
     assert result.anchor_status == "ok"
     assert "- calc.py: changed by the fix" in result.instruction
+    assert result.patch, result  # once empty on a heavily loaded machine: the record says why
     assert patch_passes_tests(repo, result.patch, tmp_path)
 
 

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from repoanchor.evals.outcomes import comparisons, grades_frame, resolve_rates
-from repoanchor.evals.stats import mcnemar_midp
+from repoanchor.evals.analysis.outcomes import comparisons, grades_frame, resolve_rates
+from repoanchor.evals.analysis.stats import mcnemar_midp
 
 
 def grades(failures_when_perturbed_plain: int = 4) -> tuple[list[dict], dict]:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from repoanchor.evals.cli import app
-from repoanchor.scaffolds.scripted_server import ScriptedServer
+from repoanchor.evals.cli.main import app
+from repoanchor.scaffolds.models.scripted_server import ScriptedServer
 from tests.support.bug_repo import FIX_SED, ISSUE, make_bug_repo, patch_passes_tests
 from tests.support.scripted import INSTRUCTION_TEXT, SUBMIT, turns, write_file_command
 
@@ -104,7 +104,7 @@ def test_bad_input_is_named_and_exits_2(task_dir: Path, tmp_path: Path, args, me
 
 
 def test_a_suite_task_runs_from_the_suite_folder(tmp_path: Path):
-    from repoanchor.evals.task_load import load_task
+    from repoanchor.evals.harness.task_load import load_task
 
     suite = tmp_path / "suite"
     repo = make_bug_repo(suite / "repos")

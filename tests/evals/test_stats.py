@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from repoanchor.evals.stats import (
+from repoanchor.evals.analysis.stats import (
     benjamini_hochberg,
     holm,
     mcnemar_exact,
@@ -40,7 +40,7 @@ from repoanchor.evals.stats import (
     sign_flip_test,
     wilson_interval,
 )
-from repoanchor.evals.stats_bootstrap import clustered_bootstrap, jagged_frontier, two_level_bootstrap
+from repoanchor.evals.analysis.stats_bootstrap import clustered_bootstrap, jagged_frontier, two_level_bootstrap
 
 # --- Wilson ---------------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from repoanchor.evals.cli import app
+from repoanchor.evals.cli.main import app
 from repoanchor.perturb.transforms import REPOMIRAGE_IDS, SPT_IDS, TRANSFORMS
 
 runner = CliRunner()

@@ -13,7 +13,7 @@ import pytest
 
 from repoanchor.perturb.results import Applied, Failed, Skipped
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from repoanchor.perturb.validate import validate
+from repoanchor.perturb.validation.validate import validate
 from tests.perturb.test_constant_externalization import as_golden
 from tests.support.projects import PROJECTS, project_baseline
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.compile_check import installed_interpreters
 from repoanchor.perturb.results import Applied, Failed
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
+from repoanchor.perturb.validation.compile_check import installed_interpreters
 
 # A PEP 614 decorator (any expression, Python 3.9+) parses under 3.11 with feature_version=(3, 8),
 # but Python 3.8 itself rejects it: only running the old interpreter catches this.

@@ -10,7 +10,7 @@ import pytest
 from repoanchor.perturb.results import Applied, Failed
 from repoanchor.perturb.transforms import SPT_IDS
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from repoanchor.perturb.validate import validate
+from repoanchor.perturb.validation.validate import validate
 from tests.support.projects import PROJECTS, project_baseline
 
 KEYWORDS = {"more-itertools": ["chunked", "window"], "toolz": ["merge_with", "pipe"], "click": ["echo", "prompt"]}

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.evals.fixture_project import DATASET_PATH, materialize_fixture
-from repoanchor.perturb.extend import (
+from repoanchor.evals.demo.fixture_project import DATASET_PATH, materialize_fixture
+from repoanchor.evals.suites.extend import (
     ExtendTask,
     FamiliesConfig,
     build_extend_tasks,
     summarize_instance,
     validate_extend,
 )
-from repoanchor.perturb.extend.base import apply_edit
-from repoanchor.perturb.extend.build import FAMILY_IMPL
-from repoanchor.perturb.extend.common import clone, read_json
+from repoanchor.evals.suites.extend.base import apply_edit
+from repoanchor.evals.suites.extend.build import FAMILY_IMPL
+from repoanchor.evals.suites.extend.common import clone, read_json
 from repoanchor.perturb.metadata import variant_metadata
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 
@@ -285,7 +285,7 @@ def test_summary_of_the_real_variant(variant):
 
 
 def _pytest_grader(task, worktree: Path, gt: dict):
-    from repoanchor.perturb.extend import ValidationResult
+    from repoanchor.evals.suites.extend import ValidationResult
 
     apply_edit(worktree, {"patch": gt["test_patch"]})
     ids = json.loads(gt["FAIL_TO_PASS"]) + json.loads(gt["PASS_TO_PASS"])
@@ -332,7 +332,7 @@ def test_multi_file_self_check_with_a_grader(project, tmp_path):
 
 
 def test_test_command_placeholders(tmp_path):
-    from repoanchor.perturb.extend.common import ExtendError, test_command
+    from repoanchor.evals.suites.extend.common import ExtendError, test_command
 
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_a.py").write_text("")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from repoanchor.perturb.extend import InstanceSummary, assign_families, summarize_instance
+from repoanchor.evals.suites.extend import InstanceSummary, assign_families, summarize_instance
 
 
 def _s(iid: str, proxy: int = 0, constant: int = 0, touched: int = 1) -> InstanceSummary:
@@ -130,7 +130,7 @@ def test_summary_from_metadata_and_row():
 
 
 def test_a_suite_keeps_only_each_instances_assigned_family():
-    from repoanchor.perturb.suite_extend import assign_one_family
+    from repoanchor.evals.suites.extend.suite import assign_one_family
 
     summaries = [
         {"instance_id": "a", "proxy_count": 9, "constant_count": 1, "touched_file_count": 1},

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.extend import FamiliesConfig, build_extend_tasks
-from repoanchor.perturb.extend.common import read_json
-from repoanchor.perturb.extend.probe import functions_of, identity
+from repoanchor.evals.suites.extend import FamiliesConfig, build_extend_tasks
+from repoanchor.evals.suites.extend.common import read_json
+from repoanchor.evals.suites.extend.probe import functions_of, identity
 from repoanchor.perturb.metadata import variant_metadata
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from repoanchor.perturb.variant_git import init_single_commit

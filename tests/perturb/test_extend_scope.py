@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.extend import changed_paths, scope_violations
-from repoanchor.perturb.extend.models import SCOPE_IGNORE
-from repoanchor.perturb.extend.scope import ScopeError
+from repoanchor.evals.suites.extend import changed_paths, scope_violations
+from repoanchor.evals.suites.extend.models import SCOPE_IGNORE
+from repoanchor.evals.suites.extend.scope import ScopeError
 from repoanchor.perturb.variant_git import init_single_commit
 
 

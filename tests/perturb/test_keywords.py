@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.keywords import KeywordConfig, build_messages, cache_key, extract_keywords, normalize
-from repoanchor.perturb.keywords_offline import offline_keywords
-from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
+from repoanchor.perturb.sampler.keywords import KeywordConfig, build_messages, cache_key, extract_keywords, normalize
+from repoanchor.perturb.sampler.keywords_offline import offline_keywords
+from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 
 SECRET = "sk-test-0123456789-very-secret"
 ISSUE = """merge_with drops values

@@ -270,7 +270,7 @@ def test_same_seed_is_byte_identical_and_different_seeds_share_no_generated_name
 
 
 def test_generated_names_do_not_clobber_package_attributes_or_existing_files(tmp_path: Path, monkeypatch):
-    from repoanchor.perturb.mirage import proxy_names
+    from repoanchor.perturb.mirage.proxy import names as proxy_names
 
     # A vocabulary of one triple (two orders): the first draw must dodge the __init__ global.
     monkeypatch.setattr(proxy_names, "QUALIFIERS", ("lazy", "io"))
@@ -377,7 +377,7 @@ def test_top_level_modules_listed_as_py_modules_are_refused(tmp_path: Path):
 
 
 def test_failed_transaction_is_rolled_back(tmp_path: Path, monkeypatch):
-    from repoanchor.perturb.transforms import proxy_imports
+    from repoanchor.perturb.mirage.proxy import transform as proxy_imports
 
     monkeypatch.setattr(proxy_imports, "leaf_source", lambda bindings, rng: "def broken(:\n")
     src = make_tree(tmp_path / "src", STATEMENTS)

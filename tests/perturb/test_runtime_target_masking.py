@@ -19,7 +19,7 @@ import libcst as cst
 import pytest
 import yaml
 
-from repoanchor.perturb.mirage.masking_decoys import _Texts, make_decoys
+from repoanchor.perturb.mirage.masking.decoys import _Texts, make_decoys
 from repoanchor.perturb.results import Applied
 from repoanchor.perturb.tree import ApplyConfig, TreeReport, apply_tree
 from tests.support.masking import ID, PACKAGE, entries, mask, reasons, run_py, snapshot

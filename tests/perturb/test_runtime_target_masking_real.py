@@ -21,7 +21,7 @@ import pytest
 from repoanchor.perturb.files import python_files
 from repoanchor.perturb.results import Applied, Failed
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from repoanchor.perturb.validate import validate
+from repoanchor.perturb.validation.validate import validate
 from tests.support.projects import EXPECTED_TESTS, PROJECTS, project_baseline
 
 ID = "runtime-target-masking"

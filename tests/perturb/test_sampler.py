@@ -12,8 +12,8 @@ import pytest
 from pydantic import ValidationError
 
 from repoanchor.perturb.files import python_files
-from repoanchor.perturb.sample_build import apply_config, sample
-from repoanchor.perturb.sampler import SamplerConfig, draw_plan, prepare, variant_id, variant_seed
+from repoanchor.perturb.sampler.build import apply_config, sample
+from repoanchor.perturb.sampler.sampler import SamplerConfig, draw_plan, prepare, variant_id, variant_seed
 from repoanchor.perturb.transforms import SPT_IDS, TRANSFORMS
 from repoanchor.perturb.tree import select_files
 from tests.support.toy_project import TEST_LIKE, write_toy_project

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.sample_build import sample
-from repoanchor.perturb.sampler import SamplerConfig
+from repoanchor.perturb.sampler.build import sample
+from repoanchor.perturb.sampler.sampler import SamplerConfig
 from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
-from repoanchor.perturb.validate import run_baseline, validate
+from repoanchor.perturb.validation.validate import run_baseline, validate
 from tests.support.projects import EXPECTED_TESTS, PROJECTS
 from tests.support.pypi import fetch_sdist
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from repoanchor.perturb.files import TEST_PATTERNS
-from repoanchor.perturb.sample_build import sample
-from repoanchor.perturb.sampler import SamplerConfig
+from repoanchor.perturb.sampler.build import sample
+from repoanchor.perturb.sampler.sampler import SamplerConfig
 from repoanchor.perturb.transforms import SPT_IDS
-from repoanchor.scaffolds.scripted_server import ScriptedServer
+from repoanchor.scaffolds.models.scripted_server import ScriptedServer
 from tests.support.toy_project import write_toy_project
 
 SENTINEL = "Zebra quartz lullaby happens in total_0"

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from repoanchor.evals.datasets import load_dataset
-from repoanchor.evals.fixture_project import materialize_fixture
-from repoanchor.evals.suite_format import as_task, read_suite_tasks
-from repoanchor.perturb.extend import FAMILIES
-from repoanchor.perturb.suite_build import build_suite
-from repoanchor.perturb.suite_check import validate_suite
-from repoanchor.perturb.suite_cli import app
-from repoanchor.perturb.suite_export import sha256_file, tree_id
+from repoanchor.evals.cli.suite import app
+from repoanchor.evals.demo.fixture_project import materialize_fixture
+from repoanchor.evals.harness.datasets import load_dataset
+from repoanchor.evals.harness.suite_format import as_task, read_suite_tasks
+from repoanchor.evals.suites.build import build_suite
+from repoanchor.evals.suites.check import validate_suite
+from repoanchor.evals.suites.export import sha256_file, tree_id
+from repoanchor.evals.suites.extend import FAMILIES
 
 INSTANCES = ["fixture__ledger-1", "fixture__ledger-2", "fixture__ledger-3"]
 EXTEND_INSTANCE = "fixture__ledger-2"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.evals.suite_format import read_suite_tasks
-from repoanchor.perturb.suite_build import build_suite
-from repoanchor.perturb.suite_check import validate_suite
+from repoanchor.evals.harness.suite_format import read_suite_tasks
+from repoanchor.evals.suites.build import build_suite
+from repoanchor.evals.suites.check import validate_suite
 from repoanchor.perturb.variant_git import tracked_files
 from tests.support.version_project import make_version_project
 

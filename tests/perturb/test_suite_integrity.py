@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from test_suite import built_suite, fixture_dataset
 
-from repoanchor.evals.fixture_project import TRACKED_IGNORED
-from repoanchor.evals.suite_format import read_suite_tasks
-from repoanchor.evals.suite_original import build_original_suite
+from repoanchor.evals.demo.fixture_project import TRACKED_IGNORED
+from repoanchor.evals.harness.suite_format import read_suite_tasks
+from repoanchor.evals.suites.original import build_original_suite
 from repoanchor.perturb.files import copy_source_tree, source_files
 from repoanchor.perturb.variant_git import IntegrityError, check_commit, init_single_commit, tracked_files
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from test_suite import EXTEND_INSTANCE, built_suite, fixture_dataset, rows, truth
 
-from repoanchor.evals.fixture_project import fixture_rows
-from repoanchor.scaffolds.environment import command_environment
+from repoanchor.evals.demo.fixture_project import fixture_rows
+from repoanchor.scaffolds.environments.local import command_environment
 
 KINDS = ("perturb", "spt", "extend")
 # Names only the builder's records use; a tree holding one has seen the metadata.

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from test_suite import built_suite, fixture_dataset
 
-from repoanchor.evals.failpoints import ENV as FAILPOINT_ENV
-from repoanchor.perturb.suite_build import build_suite
-from repoanchor.perturb.suite_export import TIMING_FIELDS, tree_id
+from repoanchor.evals.harness.failpoints import ENV as FAILPOINT_ENV
+from repoanchor.evals.suites.build import build_suite
+from repoanchor.evals.suites.export import TIMING_FIELDS, tree_id
 
 TABLES = ("tasks.jsonl", "tasks.parquet", "rejected.jsonl")
 
@@ -78,7 +78,7 @@ def test_a_build_killed_at_every_step_resumes_and_ends_byte_identical(tmp_path_f
     cache, dataset = fixture_dataset(tmp_path_factory)
     out = tmp_path / "suite"
     # The command line, with the same settings as the in-process build (its defaults must agree).
-    cli = [sys.executable, "-c", "from repoanchor.perturb.suite_cli import app; app()", "build", str(dataset)]
+    cli = [sys.executable, "-c", "from repoanchor.evals.cli.suite import app; app()", "build", str(dataset)]
     cli += ["--suite", "perturb", "--out", str(out), "--repo-cache", str(cache), "--seed", "0", "--variants", "2"]
     results = out / ".build" / "results"
     for point, finished in KILLS:

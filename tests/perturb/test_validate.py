@@ -16,7 +16,7 @@ from support.projects import EXPECTED_TESTS, PROJECTS
 from support.pypi import SdistUnavailable, fetch_sdist
 from support.trees import make_tree
 
-from repoanchor.perturb.validate import (
+from repoanchor.perturb.validation.validate import (
     InfrastructureError,
     junit_command,
     run_baseline,

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from repoanchor import prompts
-from repoanchor.scaffolds import trajectory
-from repoanchor.scaffolds.adapter_mini import MiniSweAgent
-from repoanchor.scaffolds.environment import LocalWorktree
-from repoanchor.scaffolds.environments import EnvironmentConfig, open_environment
-from repoanchor.scaffolds.models import ModelConfig
+from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_environment
+from repoanchor.scaffolds.mini.adapter import MiniSweAgent
+from repoanchor.scaffolds.models.model import ModelConfig
+from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 from repoanchor.scaffolds.records import Limits, RunRecord
 from repoanchor.scaffolds.registry import SCAFFOLDS
-from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
+from repoanchor.scaffolds.trajectories import trajectory
 from tests.support import bug_repo
 from tests.support.bug_repo import CHECK, FIX_SED, ISSUE, make_bug_repo
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.scaffolds.environment import LocalWorktree
-from repoanchor.scaffolds.environment_docker import DockerContainer, leftover_containers
-from repoanchor.scaffolds.environments import ENVIRONMENTS, EnvironmentConfig, open_environment
+from repoanchor.scaffolds.environments.docker_container import DockerContainer, leftover_containers
+from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.environments.registry import ENVIRONMENTS, EnvironmentConfig, open_environment
 from repoanchor.scaffolds.records import InfraError
 from tests.support.bug_repo import FIX_SED, make_bug_repo
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
@@ -197,5 +197,5 @@ def test_registry_and_config(repo: Path) -> None:
 
 
 def test_the_registry_does_not_import_docker() -> None:
-    code = "import sys, repoanchor.scaffolds.environments; assert 'docker' not in sys.modules"
+    code = "import sys, repoanchor.scaffolds.environments.registry; assert 'docker' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -8,8 +8,8 @@ import socket
 
 import pytest
 
-from repoanchor.scaffolds.models import LitellmModel, ModelConfig, ModelError, redact, secret_values
-from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
+from repoanchor.scaffolds.models.model import LitellmModel, ModelConfig, ModelError, redact, secret_values
+from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 
 SECRET = "sk-test-0123456789abcdef"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.scaffolds.readers import read_many, read_trajectory
-from repoanchor.scaffolds.trajectory import (
+from repoanchor.scaffolds.trajectories.readers import read_many, read_trajectory
+from repoanchor.scaffolds.trajectories.trajectory import (
     OUTPUT_EXCERPT_CHARS,
     TRAJECTORY_FORMAT,
     Action,

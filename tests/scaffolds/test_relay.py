@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.scaffolds.relay import ModelRelay, classify
-from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
+from repoanchor.scaffolds.models.relay import ModelRelay, classify
+from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 
 BODY = json.dumps({"model": "scripted", "messages": [{"role": "user", "content": "hi"}]})
 

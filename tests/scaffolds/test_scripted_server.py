@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from repoanchor.scaffolds.scripted_server import Reply, ScriptedServer
+from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 
 CALL = {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from repoanchor.evals.cli import app
-from repoanchor.scaffolds.readers import read_trajectory
+from repoanchor.evals.cli.main import app
+from repoanchor.scaffolds.trajectories.readers import read_trajectory
 from tests.support.shared import shared_path
 
 DATA = shared_path("data", "trajectories")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.scaffolds.shell import ShellParseError, split_commands
-from repoanchor.scaffolds.steps import PHASE, Label, classify
+from repoanchor.scaffolds.steps.classify import PHASE, Label, classify
+from repoanchor.scaffolds.steps.shell import ShellParseError, split_commands
 
 LABELS = Path(__file__).with_name("labelled_commands.jsonl")
 

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from repoanchor.scaffolds.environment_docker import BASE_IMAGE, connect
+from repoanchor.scaffolds.environments.docker_container import BASE_IMAGE, connect
 from repoanchor.scaffolds.records import InfraError
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from repoanchor.scaffolds.scripted_server import Reply
+from repoanchor.scaffolds.models.scripted_server import Reply
 from tests.support.bug_repo import FIX_SED, ISSUE, make_bug_repo
 from tests.support.scripted import INSTRUCTION_TEXT, SUBMIT, turn, write_file_command
 

@@ -34,7 +34,7 @@ _BASELINES: dict[str, tuple] = {}
 
 def project_baseline(project: str):
     """(extracted tree, baseline run twice) of a real project, computed once per test process."""
-    from repoanchor.perturb.validate import run_baseline
+    from repoanchor.perturb.validation.validate import run_baseline
     from tests.support.pypi import fetch_sdist
 
     if project not in _BASELINES:

@@ -1,6 +1,6 @@
 """Real projects for tests, fetched once from PyPI as sdists and cached under `<repo root>/.cache/`.
 
-Delegates to `repoanchor.evals.projects`, which owns the cache layout (`.cache/sdists/<archive>`,
+Delegates to `repoanchor.evals.harness.projects`, which owns the cache layout (`.cache/sdists/<archive>`,
 `.cache/projects/NAME-VERSION/`, atomic extraction) shared with the demo and benchmarks; two
 layouts in one cache would each misread the other's trees. This wrapper adds the test policy:
 the cache is the repository's whatever the working directory, and a failed download is an
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.evals.projects import DownloadError
-from repoanchor.evals.projects import fetch_sdist as _fetch
+from repoanchor.evals.harness.projects import DownloadError
+from repoanchor.evals.harness.projects import fetch_sdist as _fetch
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache"

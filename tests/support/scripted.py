@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from repoanchor.scaffolds.scripted_server import Reply
+from repoanchor.scaffolds.models.scripted_server import Reply
 
 SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 # An INSTRUCTION.md with every required section, for the bug repository of tests/support/bug_repo.py.

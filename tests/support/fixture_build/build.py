@@ -4,7 +4,7 @@ Each instance's gold and test patches are the diffs of scripted edits on the fix
 """
 import json, subprocess, shutil, sys, tempfile
 from pathlib import Path
-from repoanchor.evals import fixture_project as fp  # noqa
+from repoanchor.evals.demo import fixture_project as fp  # noqa
 
 HERE = Path(__file__).parent
 work = Path(tempfile.mkdtemp(prefix="fixture-build-"))

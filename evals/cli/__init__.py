@@ -1,0 +1,1 @@
+"""The one `repoanchor` command line: a thin typer layer over the library."""

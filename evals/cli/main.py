@@ -1,0 +1,207 @@
+"""The `repoanchor` command line: one typer app, one sub-app per job."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from repoanchor.evals.cli.eval_matrix import eval_command
+from repoanchor.evals.cli.perturb import app as perturb_app
+from repoanchor.evals.cli.suite import app as suite_app
+
+app = typer.Typer(
+    help="RepoAnchor: evaluate coding agents on semantically equivalent rewrites of real repositories.",
+    no_args_is_help=True,
+)
+app.add_typer(perturb_app, name="perturb")
+app.add_typer(suite_app, name="suite")
+app.command("eval")(eval_command)
+
+
+@app.command()
+def steps(
+    trajectories: Annotated[list[Path], typer.Argument(help="Trajectory files (mini-swe-agent v1/v2, OpenCode).")],
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON object per line instead of a table.")] = False,
+) -> None:
+    """Classify every step of the given trajectories as search/read/edit/test/other (STEPS.md).
+
+    A file that cannot be read is named on stderr and the others are still classified; the exit
+    code is 1 when any file failed.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from repoanchor.scaffolds.steps.rows import COLUMNS, step_rows
+
+    result = step_rows(list(trajectories))
+    if jsonl:
+        for row in result.rows:
+            typer.echo(json.dumps(row))
+    else:
+        table = Table(*COLUMNS[:6])
+        for row in result.rows:
+            table.add_row(*(str(row[c])[:80] for c in COLUMNS[:6]))
+        Console().print(table)
+    for error in result.errors:
+        typer.echo(f"error: {error}", err=True)
+    raise typer.Exit(1 if result.errors else 0)
+
+
+@app.command()
+def run(
+    task: Annotated[
+        str, typer.Argument(help="A task directory (task.json + repo/), SUITE#TASK_ID or DATASET#INSTANCE_ID.")
+    ],
+    scaffold: Annotated[str, typer.Option(help="mini (mini-swe-agent) or opencode.")] = "mini",
+    model: Annotated[
+        str, typer.Option(help="litellm model name, e.g. openai/gpt-4o; keys come from the environment.")
+    ] = "",
+    api_base: Annotated[str | None, typer.Option(help="An OpenAI-compatible base URL (local server, proxy).")] = None,
+    anchor: Annotated[bool, typer.Option("--anchor", help="Two stages: write INSTRUCTION.md, then solve.")] = False,
+    hints: Annotated[str, typer.Option(help="Hint variant: none or structural.")] = "none",
+    hints_file: Annotated[Path | None, typer.Option(help="A user hint template (jinja2), instead of --hints.")] = None,
+    env: Annotated[
+        str, typer.Option("--env", help="local (a git worktree) or docker (a network-less container).")
+    ] = "local",
+    image: Annotated[str | None, typer.Option(help="Docker image for --env docker.")] = None,
+    out: Annotated[Path, typer.Option(help="Run folder (created).")] = Path("runs/single"),
+    step_limit: Annotated[int, typer.Option(help="Most model calls (0 = none).")] = 100,
+    cost_limit: Annotated[float, typer.Option(help="Most USD per run (0 = none).")] = 3.0,
+    time_limit: Annotated[float, typer.Option(help="Most wall-clock seconds per run.")] = 1800.0,
+    repo: Annotated[Path | None, typer.Option(help="The repository for a dataset row.")] = None,
+    repo_cache: Annotated[Path | None, typer.Option(help="Folder of clones named owner__name.")] = None,
+    instruction_cache: Annotated[
+        Path | None, typer.Option(help="Reuse accepted INSTRUCTION.md files from here.")
+    ] = None,
+) -> None:
+    """Run one task with one scaffold and model, plainly or with the two-stage RepoAnchor workflow.
+
+    Writes the run folder (records, trajectories, prompts sent, patch.diff, summary.json) and prints the
+    summary as JSON. Exit code 0 when the agent ran to an end, 3 on an infrastructure error, 2 on bad input.
+    """
+    from repoanchor.evals.harness.task_load import load_task
+    from repoanchor.evals.harness.tasks import TaskError
+    from repoanchor.evals.runs.run_one import RunOptions, run_task
+    from repoanchor.scaffolds.environments.registry import EnvironmentConfig
+    from repoanchor.scaffolds.models.model import ModelConfig
+    from repoanchor.scaffolds.records import Limits
+
+    if not model:
+        raise typer.BadParameter("give the model, e.g. --model openai/gpt-4o", param_hint="--model")
+    try:
+        loaded = load_task(task, repo, repo_cache)
+        environment = EnvironmentConfig(kind=env, **({"image": image} if image else {}))
+        options = RunOptions(
+            scaffold=scaffold,
+            model=ModelConfig(model=model, api_base=api_base),
+            limits=Limits(steps=step_limit, cost=cost_limit, wall_seconds=time_limit),
+            environment=environment,
+            anchor=anchor,
+            hints=hints,
+            hints_file=str(hints_file) if hints_file else None,
+            instruction_cache=instruction_cache,
+        )
+        summary = run_task(loaded, options, out)
+    except (TaskError, ValueError, FileNotFoundError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    typer.echo(json.dumps(summary, indent=1))
+    raise typer.Exit(3 if summary["infra_error"] else 0)
+
+
+@app.command()
+def grade(
+    config: Annotated[Path, typer.Argument(help="The matrix YAML the runs were made with.")],
+    redo: Annotated[bool, typer.Option("--redo", help="Grade again even where grade.json exists.")] = False,
+) -> None:
+    """Grade a run matrix from its files: each finished unit's patch against its suite's ground truth.
+
+    SWE-bench resolution (FAIL_TO_PASS and PASS_TO_PASS) for Perturb/SPT/original tasks, the family's
+    validator for Extend tasks, in a throwaway clone. Writes units/<id>/grade.json (skipped when present
+    unless --redo) and prints resolve counts per suite, scaffold and condition. Units that ended in an
+    infrastructure error are listed as ungraded, never as failures.
+    """
+    from repoanchor.evals.runs.grade_runs import grade_matrix
+    from repoanchor.evals.runs.matrix import MatrixConfig, MatrixConfigError
+
+    try:
+        loaded = MatrixConfig.load(config)
+    except MatrixConfigError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    grades = grade_matrix(loaded, redo=redo)
+    table: dict[str, dict] = {}
+    for item in grades:
+        key = f"{item['suite']}/{item['scaffold']}/{item['condition']}"
+        cell = table.setdefault(key, {"resolved": 0, "graded": 0, "ungraded": 0})
+        cell["graded" if item["graded"] else "ungraded"] += 1
+        cell["resolved"] += bool(item.get("resolved"))
+    typer.echo(json.dumps(table, indent=1))
+
+
+@app.command()
+def analyze(
+    runs: Annotated[
+        list[Path], typer.Argument(help="Run folders or trajectory files (mini-swe-agent v1/v2, OpenCode).")
+    ],
+    out: Annotated[Path, typer.Option(help="Folder for the tables, plots and report.")] = Path("analysis"),
+    condition: Annotated[
+        list[str] | None, typer.Option(help="PATH=NAME: runs under PATH belong to condition NAME (repeatable).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every bootstrap.")] = 0,
+    n_boot: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
+    metadata: Annotated[
+        Path | None, typer.Option(help="A variant's metadata JSON: its path_resolution_map marks decoy/proxy visits.")
+    ] = None,
+) -> None:
+    """Step table, transition matrices with bootstrap CIs, Δp between conditions, drift measures and a report.
+
+    Conditions default to each trajectory's parent folder name. A file that cannot be read is named on
+    stderr and the rest analysed; the exit code is 1 when any file failed.
+    """
+    from repoanchor.evals.analysis.analyze import analyze as run_analysis
+
+    mapping = {}
+    for item in condition or []:
+        path, _, name = item.partition("=")
+        if not name:
+            raise typer.BadParameter(f"expected PATH=NAME, got {item!r}", param_hint="--condition")
+        mapping[path] = name
+    roles = json.loads(metadata.read_text()) if metadata else None
+    summary = run_analysis(list(runs), out, conditions=mapping or None, seed=seed, n_boot=n_boot, roles=roles)
+    for error in summary["errors"]:
+        typer.echo(f"error: {error}", err=True)
+    typer.echo(json.dumps({k: v for k, v in summary.items() if k != "errors"}, indent=1, default=str))
+    raise typer.Exit(1 if summary["errors"] else 0)
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option(help="Where the fixture, suites, runs and report go (reruns resume).")] = Path(
+        "runs/demo"
+    ),
+    model: Annotated[
+        str | None, typer.Option(help="A litellm model (e.g. openai/gpt-4o) instead of the oracle policy.")
+    ] = None,
+    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL for --model.")] = None,
+    workers: Annotated[int, typer.Option(help="Parallel builds and runs.")] = 2,
+    scaffold: Annotated[list[str] | None, typer.Option(help="Scaffolds to run (repeatable); default both.")] = None,
+) -> None:
+    """The whole pipeline on the embedded ledger fixture, offline: build and validate the Perturb, SPT and
+    Extend suites, run both scaffolds with and without RepoAnchor and with two hint variants, grade,
+    analyse and write the report (runs/demo/report/report.html).
+
+    Without --model the model is an ORACLE policy that applies each task's ground-truth patch, served by
+    the scripted server on 127.0.0.1; every output says so.
+    """
+    from repoanchor.evals.demo.pipeline import run_demo
+
+    scaffolds = tuple(scaffold) if scaffold else ("mini-swe-agent", "opencode")
+    raise typer.Exit(run_demo(out, model=model, api_base=api_base, workers=workers, scaffolds=scaffolds))
+
+
+if __name__ == "__main__":
+    app()

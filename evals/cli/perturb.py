@@ -1,0 +1,236 @@
+"""`repoanchor perturb ...`: list, apply, sample and validate transformations. Thin: parses and calls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
+
+app = typer.Typer(
+    help="Build semantically equivalent variants of a source tree and prove them equivalent.", no_args_is_help=True
+)
+err = Console(stderr=True)
+
+
+@app.command("list")
+def list_transforms(as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False):
+    """List the transformation ids, their family and what each does."""
+    rows = []
+    for tid in TRANSFORMS:
+        cls = get_transform_class(tid)
+        rows.append(
+            {"id": tid, "family": cls.family, "keyword_bound": cls.keyword_bound, "description": cls.description}
+        )
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table("id", "family", "keyword", "description")
+    for row in rows:
+        table.add_row(row["id"], row["family"], "yes" if row["keyword_bound"] else "", row["description"])
+    Console().print(table)
+
+
+@app.command("apply")
+def apply(
+    src: Annotated[Path, typer.Argument(help="Source tree to transform (left untouched).")],
+    out: Annotated[Path, typer.Argument(help="Where to write the variant; must not exist.")],
+    transform: Annotated[
+        list[str], typer.Option("--transform", "-t", help="Transform id; repeatable, applied in order.")
+    ],
+    fraction: Annotated[
+        float, typer.Option(help="phi: share of candidate sites rewritten per file (1.0 = all).")
+    ] = 0.7,
+    file_fraction: Annotated[float, typer.Option(help="Probability that each file is selected, per transform.")] = 1.0,
+    target: Annotated[
+        list[str] | None, typer.Option(help="File (relative to SRC) always selected; repeatable.")
+    ] = None,
+    keyword: Annotated[list[str] | None, typer.Option(help="Keyword for keyword-bound transforms; repeatable.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for every random choice.")] = 0,
+    metadata: Annotated[
+        Path | None, typer.Option(help="Metadata JSON path, outside OUT [default: OUT.variant.json].")
+    ] = None,
+    include_tests: Annotated[bool, typer.Option(help="Also transform test files (never done by default).")] = False,
+    workers: Annotated[int, typer.Option(help="Worker processes (0 = one per core).")] = 0,
+    option: Annotated[
+        list[str] | None,
+        typer.Option(help="Tree-transform option ID.KEY=VALUE, e.g. proxy-imports.depth=6; repeatable."),
+    ] = None,
+):
+    """Write a transformed copy of SRC to OUT and its metadata beside it."""
+    from repoanchor.perturb.metadata import variant_metadata, write_metadata
+    from repoanchor.perturb.results import summarize
+    from repoanchor.perturb.tree import ApplyConfig, apply_tree
+
+    if not 0.0 < fraction <= 1.0 or not 0.0 <= file_fraction <= 1.0:
+        raise typer.BadParameter("--fraction must be in (0, 1] and --file-fraction in [0, 1]")
+    metadata = metadata or out.with_name(out.name + ".variant.json")
+    if metadata.resolve().is_relative_to(out.resolve()):
+        raise typer.BadParameter(f"metadata {metadata} must be outside OUT: it holds ground truth")
+    config = ApplyConfig(
+        transforms=list(transform),
+        fraction=fraction,
+        file_fraction=file_fraction,
+        targets=list(target or []),
+        keywords=list(keyword or []),
+        seed=seed,
+        include_tests=include_tests,
+        workers=workers,
+        options=parse_options(option or []),
+    )
+    try:
+        with _progress() as bar:
+            task = bar.add_task("transforming", total=None)
+            report = apply_tree(src, out, config, lambda done, total: bar.update(task, completed=done, total=total))
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    write_metadata(metadata, variant_metadata(src, config, report))
+    typer.echo(
+        json.dumps(
+            {
+                "out": str(out),
+                "metadata": str(metadata),
+                "files_changed": len(report.changed_files),
+                "summary": summarize(report.outcomes),
+            },
+            indent=2,
+        )
+    )
+
+
+@app.command("validate")
+def validate(
+    original: Annotated[Path, typer.Argument(help="The original tree.")],
+    variant: Annotated[Path, typer.Argument(help="The transformed tree.")],
+    test_cmd: Annotated[
+        str,
+        typer.Option(
+            help="Test command run in each tree; `{junit}` marks where the junit XML "
+            "path goes (added automatically for pytest)."
+        ),
+    ],
+    repeat: Annotated[int, typer.Option(help="Baseline runs; tests whose outcome varies are flaky and excluded.")] = 1,
+    timeout: Annotated[float, typer.Option(help="Seconds allowed for one test run.")] = 1800,
+):
+    """Differential testing: identical per-test outcomes on both trees (exit 0), a changed outcome or a
+    file that does not compile (exit 1), or no usable test run (exit 2)."""
+    from repoanchor.perturb.validation.validate import validate as run_validation
+
+    for tree in (original, variant):
+        if not tree.is_dir():
+            raise typer.BadParameter(f"{tree} is not a directory")
+    try:
+        report = run_validation(original, variant, test_cmd, repeat=repeat, timeout=timeout)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    typer.echo(report.to_json())
+    raise typer.Exit(2 if report.infra_error else 0 if report.ok else 1)
+
+
+@app.command("sample")
+def sample(
+    src: Annotated[Path, typer.Argument(help="Source tree of the instance (left untouched).")],
+    outdir: Annotated[Path, typer.Argument(help="Gets OUTDIR/<id>/ (a variant tree) and OUTDIR/<id>.json each.")],
+    n: Annotated[int, typer.Option("-n", help="N: number of variants.")] = 1,
+    issue: Annotated[Path | None, typer.Option(help="Issue text: keywords for dead-method/string-assign.")] = None,
+    gold_files: Annotated[
+        list[str] | None, typer.Option("--gold-files", help="Gold-patch file (relative to SRC); repeatable.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Batch seed; variant i gets a seed derived from (seed, i).")] = 0,
+    nt: Annotated[int, typer.Option(help="Nt: transforms per variant.")] = 3,
+    phi: Annotated[float, typer.Option(help="phi: share of candidate sites rewritten per file.")] = 0.7,
+    nk: Annotated[int, typer.Option(help="Nk: most keywords per keyword-bound transform.")] = 5,
+    nf: Annotated[int, typer.Option(help="Nf: most files per keyword-bound transform.")] = 10,
+    transform: Annotated[
+        list[str] | None,
+        typer.Option("--transform", "-t", help="Transform id of the catalogue drawn from; repeatable (default: all)."),
+    ] = None,
+    test_pattern: Annotated[
+        list[str] | None, typer.Option(help="Glob of test files never touched; repeatable, replaces the default.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="litellm model for keywords (default: offline extraction).")] = None,
+    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL for --model.")] = None,
+    keywords_cache: Annotated[
+        Path | None, typer.Option(help="Keyword answer cache (default: $REPOANCHOR_CACHE/keywords or .cache/keywords).")
+    ] = None,
+    workers: Annotated[int, typer.Option(help="Variants built in parallel processes.")] = 1,
+):
+    """Draw N random variants of SRC (Algorithm 1 of Jagged Frontier), each with one fresh commit."""
+    from pydantic import ValidationError
+
+    from repoanchor.perturb.sampler.build import sample as run_sampler
+    from repoanchor.perturb.sampler.build import summary_row
+    from repoanchor.perturb.sampler.keywords import KeywordConfig
+    from repoanchor.perturb.sampler.sampler import SamplerConfig
+
+    if issue is not None and issue.resolve().is_relative_to(src.resolve()):
+        raise typer.BadParameter(f"--issue {issue} is inside SRC: it would be copied into every variant")
+    fields = {"n": n, "nt": nt, "phi": phi, "nk": nk, "nf": nf, "seed": seed, "gold_files": gold_files or []}
+    fields |= {"catalogue": transform} if transform else {}
+    fields |= {"test_patterns": test_pattern} if test_pattern else {}
+    try:
+        config = SamplerConfig(**fields)
+        keyword_config = KeywordConfig(model=model, api_base=api_base, cache_dir=keywords_cache)
+    except ValidationError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    text = issue.read_text(encoding="utf-8", errors="replace") if issue else None
+    try:
+        with _progress() as bar:
+            task = bar.add_task("sampling variants", total=n)
+            metas = run_sampler(
+                src,
+                outdir,
+                config,
+                issue=text,
+                keyword_config=keyword_config,
+                workers=workers,
+                on_done=lambda _meta: bar.advance(task),
+            )
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    rows = [summary_row(m) for m in metas]
+    failed = [r for r in rows if not r["ok"]]
+    for row in failed:
+        err.print(f"[red]variant {row['variant_id']} failed:[/red] {row['error']}")
+    typer.echo(
+        json.dumps(
+            {"outdir": str(outdir), "built": len(rows) - len(failed), "failed": len(failed), "variants": rows}, indent=2
+        )
+    )
+    raise typer.Exit(1 if failed else 0)
+
+
+def parse_options(items: list[str]) -> dict[str, dict]:
+    """`ID.KEY=VALUE` strings -> {ID: {KEY: value}}; values are read as JSON when they parse."""
+    options: dict[str, dict] = {}
+    for item in items:
+        head, sep, raw = item.partition("=")
+        tid, dot, key = head.partition(".")
+        if not (sep and dot and tid and key):
+            raise typer.BadParameter(f"--option {item!r} is not ID.KEY=VALUE")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        options.setdefault(tid, {})[key] = value
+    return options
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    )

@@ -1,0 +1,118 @@
+"""`repoanchor suite build|validate`: task suites from a SWE-bench-format dataset, and their re-check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    help="Build and validate task suites (RepoMirage-Perturb, RepoMirage-Extend, SPT variants).",
+    no_args_is_help=True,
+)
+
+
+def _json_option(text: str | None, option: str) -> dict | None:
+    if not text:
+        return None
+    try:
+        data = json.loads(Path(text).read_text() if Path(text).is_file() else text)
+    except (json.JSONDecodeError, OSError) as exc:
+        raise typer.BadParameter(f"{option}: neither a JSON object nor a JSON file ({exc})") from exc
+    if not isinstance(data, dict):
+        raise typer.BadParameter(f"{option}: expected a JSON object")
+    return data
+
+
+@app.command()
+def build(
+    dataset: Annotated[
+        str, typer.Argument(help="SWE-bench-format dataset: parquet, JSONL, JSON, save_to_disk folder or HF id.")
+    ],
+    suite: Annotated[str, typer.Option("--suite", help="perturb | spt | extend.")] = "perturb",
+    out: Annotated[
+        Path, typer.Option("--out", help="Suite folder to write (or to resume: rerun the same command).")
+    ] = Path("suite"),
+    repo_cache: Annotated[
+        Path | None,
+        typer.Option("--repo-cache", envvar="REPOANCHOR_REPO_CACHE", help="Folder of git clones named owner__name."),
+    ] = None,
+    provider: Annotated[str, typer.Option(help="Where tests run: local (a checkout and venv per instance).")] = "local",
+    seed: Annotated[int, typer.Option(help="Suite seed; per-instance seeds derive from it and the instance id.")] = 0,
+    variants: Annotated[int, typer.Option("--variants", help="spt: sampler variants per instance.")] = 2,
+    workers: Annotated[int, typer.Option(help="Instances built in parallel (one process each).")] = 1,
+    other_rate: Annotated[
+        float, typer.Option("--other-rate", help="perturb/extend: share of non-gold modules perturbed too.")
+    ] = 0.3,
+    fraction: Annotated[float, typer.Option(help="perturb/extend: share of candidate sites rewritten (phi).")] = 0.7,
+    sampler: Annotated[
+        str | None, typer.Option(help="spt: JSON (or file) of SamplerConfig fields, e.g. '{\"nt\": 2}'.")
+    ] = None,
+    extend: Annotated[
+        str | None,
+        typer.Option(
+            help='extend: JSON (or file) of FamiliesConfig fields; add "assign": {"proxy_k": K, "constant_k": K} '
+            "to keep one family per instance by the paper's rules (default: every family is built)."
+        ),
+    ] = None,
+    venv_cache: Annotated[Path | None, typer.Option(help="Cache of per-repo/version test venvs.")] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds allowed for one test run.")] = 1800.0,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Build a suite: per instance, perturb the repository, remap the gold patch, validate by tests.
+
+    Each task's repository is a fresh one-commit git repo holding no patch, test patch, metadata or
+    seed; ground truth goes to SUITE/ground_truth/, rejected instances with their reasons to
+    SUITE/rejected.jsonl, hashes and versions to SUITE/manifest.json. An interrupted build resumes
+    where it stopped when rerun with the same arguments, and ends byte-identical to an unbroken one.
+    """
+    from repoanchor.evals.suites.build import build_suite, rejection_summary
+    from repoanchor.evals.suites.kinds import SuiteConfig
+
+    config = SuiteConfig(
+        kind=suite,
+        seed=seed,
+        n_variants=variants,
+        other_file_rate=other_rate,
+        fraction=fraction,
+        sampler=_json_option(sampler, "--sampler") or {},
+        extend=_json_option(extend, "--extend"),
+        timeout=timeout,
+    )
+    report = build_suite(
+        dataset, config.kind, out, provider=provider, repo_cache=repo_cache, workers=workers,
+        cache_dir=venv_cache, config=config, progress=progress,
+    )  # fmt: skip
+    summary = {k: str(v) if isinstance(v, Path) else v for k, v in vars(report).items()}
+    summary["rejections"] = rejection_summary(report.out)
+    typer.echo(json.dumps(summary, indent=2))
+    if report.tasks == 0 and report.instances > 0:
+        rejected = f"all {report.instances} instance(s) were rejected"
+        typer.echo(f"error: the {report.kind} suite has no task: {rejected}", err=True)
+        for stage, count in summary["rejections"]["by_stage"].items():
+            typer.echo(f"  {count} at stage {stage}", err=True)
+        for item in summary["rejections"]["first"]:
+            typer.echo(f"  {item['task_id'] or item['instance_id']} [{item['stage']}]: {item['reason']}", err=True)
+        typer.echo(f"all reasons: {report.out / 'rejected.jsonl'}", err=True)
+        raise typer.Exit(1)
+
+
+@app.command()
+def validate(
+    suite: Annotated[Path, typer.Argument(help="A suite folder written by `suite build`.")],
+    workers: Annotated[int, typer.Option(help="Tasks validated in parallel.")] = 1,
+    venv_cache: Annotated[Path | None, typer.Option(help="Cache of per-repo/version test venvs.")] = None,
+) -> None:
+    """Re-run every task's validation from the suite folder alone; exit 1 if any task fails.
+
+    Checks the manifest's hashes, then levels 1 and 3 (Perturb, SPT: FAIL_TO_PASS fail and
+    PASS_TO_PASS pass before the remapped gold patch, all pass after) or the family validator on
+    the ground-truth solution (Extend). Prints a JSON summary.
+    """
+    from repoanchor.evals.suites.check import validate_suite
+
+    summary = validate_suite(suite, workers=workers, cache_dir=venv_cache)
+    typer.echo(json.dumps(summary, indent=2))
+    raise typer.Exit(0 if summary["ok"] else 1)

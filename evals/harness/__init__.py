@@ -1,0 +1,1 @@
+"""The evaluation harness: datasets, tasks, instance environments and images, grading."""

@@ -1,0 +1,155 @@
+"""Virtualenvs for SWE-bench instances without Docker, built from `swebench` 4.1.0's per-repo install specs.
+
+`swebench` 5.x dropped `MAP_REPO_VERSION_TO_SPECS`; 4.1.0 has both the specs and the log parsers, so it is
+the one version used. A spec describes a conda environment; here it becomes a venv on the spec's Python
+(found under pyenv or on PATH): conda package lists and `pip_packages` are pip-installed, `environment.yml`
+(conda-only) and system steps (apt-get, locale-gen, /etc) are skipped and recorded. Dependencies live in a
+venv cached by (repo, version, python, spec hash); the project itself is installed on every test run
+(`install`, after the tree-editing `pre_install` steps), as SWE-bench's eval script reinstalls before testing.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
+from repoanchor.scaffolds.records import InfraError
+
+READY = "repoanchor-ready.json"
+SYSTEM_STEP = re.compile(r"^\s*(apt-get|apt|locale-gen|wget|curl)\b|/etc/")
+
+
+def install_spec(repo: str, version: str | None) -> dict[str, Any] | None:
+    """swebench's install spec for this repository and version, or None when it has none."""
+    from swebench.harness.constants import MAP_REPO_VERSION_TO_SPECS
+
+    return MAP_REPO_VERSION_TO_SPECS.get(repo, {}).get(str(version)) if version else None
+
+
+def find_python(version: str) -> str:
+    """An interpreter for "3.9"-style `version`: the running one if it matches, else pyenv's or PATH's."""
+    wanted = tuple(int(part) for part in version.split(".")[:2])
+    if wanted == CURRENT:
+        return getattr(sys, "_base_executable", sys.executable)
+    found = installed_interpreters([wanted]).get(wanted)
+    if not found:
+        raise InfraError("environment_setup", f"Python {version} is not installed (looked in pyenv and on PATH)")
+    return found
+
+
+def split_pre_install(spec: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(steps to run in the work folder, system steps skipped)."""
+    steps = spec.get("pre_install", [])
+    return [s for s in steps if not SYSTEM_STEP.search(s)], [s for s in steps if SYSTEM_STEP.search(s)]
+
+
+def venv_key(repo: str, version: str, spec: dict[str, Any]) -> str:
+    # The spec's hash is in the key so an edited spec never reuses a venv built from the old one.
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:10]
+    return f"{repo.replace('/', '__')}-{version}-py{spec['python']}-{digest}"
+
+
+# Variables from the caller that would change how the project's tests run or where they import from.
+_DROPPED = ("PYTHONPATH", "PYTHONHOME", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "VIRTUAL_ENV", "CONDA_PREFIX")
+
+
+def command_env(venv: Path | str | None) -> dict[str, str]:
+    """The environment for setup and test commands: the venv (or this interpreter) first on PATH."""
+    env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
+    bin_dir = Path(venv) / "bin" if venv else Path(sys.executable).parent
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # keeps __pycache__ out of the checkout that gets diffed
+    if venv:
+        env["VIRTUAL_ENV"] = str(venv)
+    return env
+
+
+@contextmanager
+def locked(venv: Path):
+    """One builder or test run per venv at a time: an editable install points the venv at one work folder."""
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with (venv.parent / f"{venv.name}.lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def run_step(command: str, cwd: Path, venv: Path | None, log: list[str], timeout: float = 1800) -> None:
+    """Run one setup command with the venv first on PATH; its output goes to `log`, failure raises."""
+    proc = subprocess.run(
+        ["bash", "-c", command], cwd=cwd, env=command_env(venv), capture_output=True, text=True, timeout=timeout
+    )
+    log.append(f"$ {command}\n{proc.stdout}{proc.stderr}")
+    if proc.returncode != 0:
+        raise InfraError("environment_setup", f"`{command}` failed in {cwd}:\n{(proc.stdout + proc.stderr)[-3000:]}")
+
+
+def requirements_text(repo: str, checkout: Path) -> str:
+    """The repository's requirements file with `-r` includes inlined and self-installs (`-e .`) dropped."""
+    from swebench.harness.constants import MAP_REPO_TO_REQS_PATHS
+
+    for relative in MAP_REPO_TO_REQS_PATHS.get(repo, []):
+        if (checkout / relative).is_file():
+            return _inline(checkout / relative)
+    raise InfraError("environment_setup", f"{repo}: none of {MAP_REPO_TO_REQS_PATHS.get(repo)} in {checkout}")
+
+
+def _inline(path: Path) -> str:
+    lines = []
+    for line in path.read_text().splitlines():
+        stripped = line.strip()
+        if stripped.startswith("-r "):
+            lines.append(_inline(path.parent / stripped[3:].strip()))
+        elif not stripped.startswith(("-e", ".")):
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def dependency_steps(repo: str, spec: dict[str, Any], checkout: Path, venv: Path) -> tuple[list[str], list[str]]:
+    """(pip commands for the spec's dependencies, skipped steps with reasons)."""
+    steps, skipped = [], []
+    packages = spec.get("packages", "")
+    if packages == "requirements.txt":
+        reqs = venv / "requirements.txt"
+        reqs.write_text(requirements_text(repo, checkout))
+        steps.append(f"python -m pip install -r {reqs}")
+    elif packages == "environment.yml":
+        skipped.append("packages: environment.yml is conda-only")
+    elif packages:
+        # Conda package names; the ones SWE-bench lists are on PyPI under the same names.
+        steps.append(f"python -m pip install {packages}")
+    if spec.get("pip_packages"):
+        steps.append("python -m pip install " + " ".join(f"'{p}'" for p in spec["pip_packages"]))
+    return steps, skipped
+
+
+def build_venv(repo: str, version: str, spec: dict[str, Any], checkout: Path, cache_dir: Path) -> tuple[Path, dict]:
+    """The cached venv for (repo, version, python), built now if missing; returns it and its build record."""
+    # Absolute: the install steps run in the checkout, where a relative cache path names nothing.
+    venv = Path(cache_dir).resolve() / venv_key(repo, version, spec)
+    with locked(venv):
+        if (venv / READY).is_file():
+            return venv, json.loads((venv / READY).read_text())
+        shutil.rmtree(venv, ignore_errors=True)  # a half-built venv from an interrupted build
+        python = find_python(spec["python"])
+        subprocess.run([python, "-m", "venv", str(venv)], check=True, capture_output=True)
+        steps, skipped = dependency_steps(repo, spec, checkout, venv)
+        log: list[str] = []
+        for step in steps:
+            run_step(step, checkout, venv, log)
+        record = {"python": python, "steps": steps, "skipped": skipped}
+        (venv / "build.log").write_text("\n".join(log))
+        (venv / READY).write_text(json.dumps(record, indent=1))
+        return venv, record

@@ -1,0 +1,144 @@
+"""Grade a run matrix from its files alone: each finished unit's patch against its task's ground truth.
+
+Separate from running and redoable: a unit's grade is `units/<unit_id>/grade.json` (atomic), computed from
+the unit's final `patch.diff` and the suite folder's `ground_truth/` — SWE-bench resolution
+(FAIL_TO_PASS ∪ PASS_TO_PASS) for Perturb/SPT/original tasks, the family's dynamic validator for Extend
+tasks. The patch is applied to a throwaway clone of the task repository, never to the suite; the clones
+live under the matrix's `.grading/` folder, which one grading process holds at a time and which is
+emptied when grading starts, so a killed grade leaves nothing behind for long. Units that ended in an
+infrastructure error or crashed are not graded (`graded: false`, with the reason), so they never count
+as agent failures.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from repoanchor.evals.harness.failpoints import failpoint
+from repoanchor.evals.harness.grading import grade, run_tests
+from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
+from repoanchor.evals.runs.run_matrix import RESULT, UNITS, read_result, write_json_atomic
+from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR
+
+GRADE = "grade.json"
+SCRATCH = ".grading"
+
+
+def unit_patch(folder: Path, result: dict) -> str:
+    """The final attempt's patch (the run folder keeps it as patch.diff)."""
+    final = folder / result["attempts"][-1]["dir"] / "patch.diff"
+    return final.read_text(encoding="utf-8") if final.is_file() else ""
+
+
+def ground_truth(unit: Unit) -> dict:
+    repo = Path(unit.task.repo)
+    suite = repo.parents[1]  # SUITE/repos/<task>
+    return json.loads((suite / GROUND_TRUTH_DIR / f"{repo.name}.json").read_text(encoding="utf-8"))
+
+
+def grade_unit(unit: Unit, result: dict, folder: Path, cache_dir: Path | None, scratch_root: Path) -> dict:
+    record = {"unit_id": unit.unit_id, "suite": unit.suite, "instance_id": unit.instance_id}
+    if result.get("status") != "done":
+        return {**record, "graded": False, "resolved": None, "reason": f"not graded: unit {result.get('status')}"}
+    truth = ground_truth(unit)
+    patch = unit_patch(folder, result)
+    scratch = Path(tempfile.mkdtemp(prefix="grade-", dir=scratch_root))
+    failpoint("grade.scratch-made", unit.unit_id)
+    try:
+        if truth.get("extend"):
+            verdict = _grade_extend(unit, truth, patch, scratch, cache_dir)
+        else:
+            verdict = _grade_swebench(unit, truth, patch, scratch, cache_dir)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {**record, "graded": True, "patch_lines": len(patch.splitlines()), **verdict}
+
+
+def _grade_swebench(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None) -> dict:
+    from repoanchor.evals.suites.validate import clone, suite_env
+
+    check = clone(Path(unit.task.repo), scratch / "check")
+    run = run_tests(check, truth["row"], patch, suite_env(truth, check, cache_dir))
+    result = grade(truth["row"], run.outcomes, run.status)
+    return {"resolved": result.resolved, "status": result.status, **result.model_dump(include={"f2p", "p2p"})}
+
+
+def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None) -> dict:
+    from repoanchor.evals.harness.grading import apply_patch
+    from repoanchor.evals.suites.extend import validate_extend
+    from repoanchor.evals.suites.extend.suite import extend_task_from_truth
+    from repoanchor.evals.suites.validate import clone
+
+    worktree = clone(Path(unit.task.repo), scratch / "check")
+    applied, log = apply_patch(worktree, patch) if patch.strip() else (True, "")
+    if not applied:
+        return {"resolved": False, "status": "patch_apply_failed", "reasons": [log[-2000:]]}
+    task, grade_answer = extend_task_from_truth(Path(unit.task.repo), truth, scratch, cache_dir)
+    verdict = validate_extend(task, worktree, grader=grade_answer)
+    return {"resolved": verdict.passed, "status": "completed", "reasons": verdict.reasons}
+
+
+def grade_matrix(config: MatrixConfig, *, redo: bool = False, cache_dir: Path | None = None) -> list[dict]:
+    """Grade every finished unit without a grade (all with `redo`); returns every grade, in unit order."""
+    root = Path(config.out) / UNITS
+    grades = []
+    with _scratch(Path(config.out)) as scratch_root:
+        for unit in expand(config):
+            folder = root / unit.unit_id
+            result = read_result(folder / RESULT)
+            if result is None:
+                continue
+            existing = None if redo else _read(folder / GRADE)
+            if existing is None:
+                existing = grade_unit(unit, result, folder, cache_dir, scratch_root)
+                write_json_atomic(folder / GRADE, existing)
+                failpoint("grade.written", unit.unit_id)
+            grades.append(
+                {
+                    **existing,
+                    "scaffold": unit.scaffold,
+                    "model": unit.model,
+                    "condition": unit.condition,
+                    "repeat": unit.repeat,
+                    "exit_status": result.get("exit_status"),
+                    "cost": result.get("cost"),
+                    "steps": (result.get("summary") or {}).get("steps"),
+                }
+            )
+    return grades
+
+
+@contextmanager
+def _scratch(out: Path) -> Iterator[Path]:
+    """The matrix's scratch folder for grading, held by this process and emptied of a killed grade's clones."""
+    scratch = out / SCRATCH
+    scratch.mkdir(parents=True, exist_ok=True)
+    with (scratch / "lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(f"{out} is being graded by another process") from None
+        _empty(scratch)
+        try:
+            yield scratch
+        finally:
+            _empty(scratch)
+
+
+def _empty(scratch: Path) -> None:
+    for path in scratch.iterdir():
+        if path.name != "lock":
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+
+
+def _read(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):  # absent or torn: grade again
+        return None

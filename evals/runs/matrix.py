@@ -1,0 +1,237 @@
+"""The run matrix: a YAML file naming suites × scaffolds × models × conditions × repeats, expanded into units.
+
+    suites: [runs/suites/perturb, runs/suites/original]   # suite folders (see suite_format.py)
+    tasks: [my-task-dir, data.jsonl#astropy__astropy-12907]   # ad-hoc tasks, besides or instead of suites
+    scaffolds: [mini-swe-agent]
+    models: [{name: gpt4o, model: openai/gpt-4o, price_per_million: [2.5, 10]}]
+    conditions: [{name: plain}, {name: anchor, anchor: true, hints: structural}]
+    repeats: 3
+    limits: {steps: 50, cost: 1.0}
+    cost_budget: 20        # USD for the whole matrix; 0 = none
+    out: runs/matrix
+
+Relative paths are relative to the YAML file's folder, so a config means the same from any working directory.
+One unit is one run: (task, scaffold, model, condition, repeat), with a readable, filesystem-safe id that
+is stable across invocations (it names the unit's folder, which is how a rerun finds finished work).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from repoanchor.evals.runs.run_one import ALIASES, RunOptions
+from repoanchor.evals.harness.suite_format import as_task, read_suite_tasks
+from repoanchor.evals.harness.task_load import load_task
+from repoanchor.evals.harness.tasks import Task, TaskError
+from repoanchor.scaffolds.environments.registry import EnvironmentConfig
+from repoanchor.scaffolds.models.model import ModelConfig
+from repoanchor.scaffolds.records import Limits
+from repoanchor.scaffolds.registry import SCAFFOLDS
+
+UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_ID_CHARS = 180  # well under the 255-byte name limit, leaving room for suffixes and tmp names
+
+
+class MatrixConfigError(ValueError):
+    """A config that cannot be used; the message names the file and the field."""
+
+
+class MatrixModel(ModelConfig):
+    """A model entry: ModelConfig's fields plus `name`, the label used in unit ids and reports."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    model: str = ""
+    """litellm model name; defaults to `name`."""
+
+    @model_validator(mode="after")
+    def _default_model(self) -> MatrixModel:
+        self.model = self.model or self.name
+        return self
+
+    def config(self) -> ModelConfig:
+        return ModelConfig(**self.model_dump(exclude={"name"}))
+
+
+class Condition(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    anchor: bool = False
+    hints: Literal["none", "structural"] = "none"
+    hints_file: Path | None = None
+    """A user hint template (jinja2), used instead of `hints`."""
+
+
+class MatrixConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    suites: list[Path] = []
+    """Suite folders (tasks.jsonl + repos/)."""
+    tasks: list[str] = []
+    """Task directories or DATASET#INSTANCE_ID rows, for ad-hoc matrices."""
+    repo_cache: Path | None = None
+    """Clones named owner__name, for dataset rows in `tasks`."""
+    scaffolds: list[str] = Field(min_length=1)
+    models: list[MatrixModel] = Field(min_length=1)
+    conditions: list[Condition] = [Condition(name="plain")]
+    repeats: int = Field(1, ge=1)
+    limits: Limits = Limits()
+    environment: EnvironmentConfig = EnvironmentConfig()
+    max_infra_retries: int = Field(2, ge=0)
+    """Extra attempts for a unit whose run ended in an infrastructure error."""
+    cost_budget: float = Field(0.0, ge=0)
+    """USD for the whole matrix (finished units included); no new unit starts once spent. 0 = no budget."""
+    workers: int | None = Field(None, ge=1)
+    """Units running at once; None = the executor's CPU count."""
+    out: Path = Path("runs/matrix")
+
+    @field_validator("scaffolds")
+    @classmethod
+    def _known_scaffolds(cls, names: list[str]) -> list[str]:
+        canonical = [ALIASES.get(name, name) for name in names]
+        unknown = [name for name in canonical if name not in SCAFFOLDS]
+        if unknown:
+            raise ValueError(f"unknown scaffold(s) {unknown}; choose from {sorted(SCAFFOLDS) + sorted(ALIASES)}")
+        return canonical
+
+    @model_validator(mode="after")
+    def _unique_and_nonempty(self) -> MatrixConfig:
+        if not self.suites and not self.tasks:
+            raise ValueError("give `suites` (suite folders) or `tasks` (task directories / dataset rows)")
+        for field, names in (("models", [m.name for m in self.models]), ("conditions", self._condition_names())):
+            repeated = [name for name, count in Counter(names).items() if count > 1]
+            if repeated:
+                raise ValueError(f"{field}: names must be unique, repeated: {repeated}")
+        return self
+
+    def _condition_names(self) -> list[str]:
+        return [condition.name for condition in self.conditions]
+
+    @classmethod
+    def load(cls, path: str | Path) -> MatrixConfig:
+        path = Path(path)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise MatrixConfigError(f"{path}: cannot read the config: {exc}") from exc
+        if not isinstance(data, dict):
+            raise MatrixConfigError(f"{path}: expected a mapping of fields at the top level")
+        try:
+            config = cls.model_validate(data)
+        except ValidationError as exc:
+            lines = [f"{path}: {'.'.join(map(str, e['loc'])) or '(top level)'}: {e['msg']}" for e in exc.errors()]
+            raise MatrixConfigError("\n".join(lines)) from None
+        config = config.relative_to(path.parent)
+        for number, condition in enumerate(config.conditions):
+            if condition.hints_file and not condition.hints_file.is_file():
+                raise MatrixConfigError(f"{path}: conditions.{number}.hints_file: no file {condition.hints_file}")
+        return config
+
+    def relative_to(self, base: Path) -> MatrixConfig:
+        """Paths in the file are relative to the file's folder."""
+        conditions = [
+            c.model_copy(update={"hints_file": base / c.hints_file}) if c.hints_file else c for c in self.conditions
+        ]
+        return self.model_copy(
+            update={
+                "suites": [base / suite for suite in self.suites],
+                "tasks": [_relative_spec(base, spec) for spec in self.tasks],
+                "repo_cache": base / self.repo_cache if self.repo_cache else None,
+                "conditions": conditions,
+                "out": base / self.out,
+            }
+        )
+
+
+def _relative_spec(base: Path, spec: str) -> str:
+    file, hash_sign, instance = spec.rpartition("#") if "#" in spec else (spec, "", "")
+    return f"{base / file}{hash_sign}{instance}"
+
+
+class Unit(BaseModel):
+    """One run of the matrix: everything a worker needs, picklable."""
+
+    unit_id: str
+    suite: str
+    instance_id: str
+    scaffold: str
+    model: str
+    condition: str
+    repeat: int
+    task: Task
+    options: RunOptions
+
+
+def load_tasks(config: MatrixConfig) -> list[tuple[str, Task]]:
+    """(suite label, task) in file order; ad-hoc tasks get the label "tasks"."""
+    found: list[tuple[str, Task]] = []
+    try:
+        for suite in config.suites:
+            found += [(suite.name, as_task(suite, row)) for row in read_suite_tasks(suite)]
+        found += [("tasks", load_task(spec, repo_cache=config.repo_cache)) for spec in config.tasks]
+    except TaskError as exc:
+        raise MatrixConfigError(str(exc)) from exc
+    return found
+
+
+def expand(config: MatrixConfig) -> list[Unit]:
+    """All units in a deterministic order: repeat first, so a budget stop leaves whole repeats (every
+    condition of a task, the pairs paired statistics need) rather than all repeats of a few tasks."""
+    tasks = load_tasks(config)
+    keys, units = [], []
+    for repeat in range(1, config.repeats + 1):
+        for suite, task in tasks:
+            for scaffold in config.scaffolds:
+                for model in config.models:
+                    for condition in config.conditions:
+                        keys.append((suite, task.instance_id, scaffold, model.name, condition.name, f"r{repeat}"))
+                        units.append(_unit(config, suite, task, scaffold, model, condition, repeat))
+    for unit, unit_id in zip(units, unit_ids(keys), strict=True):
+        unit.unit_id = unit_id
+    return units
+
+
+def _unit(config, suite, task, scaffold, model, condition, repeat) -> Unit:
+    options = RunOptions(
+        scaffold=scaffold,
+        model=model.config(),
+        limits=config.limits,
+        environment=config.environment,
+        anchor=condition.anchor,
+        hints=condition.hints,
+        hints_file=str(condition.hints_file) if condition.hints_file else None,
+    )
+    return Unit(
+        unit_id="",
+        suite=suite,
+        instance_id=task.instance_id,
+        scaffold=scaffold,
+        model=model.name,
+        condition=condition.name,
+        repeat=repeat,
+        task=task,
+        options=options,
+    )
+
+
+def unit_ids(keys: list[tuple[str, ...]]) -> list[str]:
+    """Readable ids; where sanitising or truncation makes two equal, a hash of the raw key tells them apart."""
+    readable = [UNSAFE.sub("-", "__".join(key)).strip("-.")[:MAX_ID_CHARS] for key in keys]
+    counts = Counter(readable)
+    if len(set(keys)) != len(keys):
+        raise MatrixConfigError("the matrix names the same run twice (a task listed twice?)")
+    return [text if counts[text] == 1 else f"{text}-{_digest(key)}" for text, key in zip(readable, keys, strict=True)]
+
+
+def _digest(key: tuple[str, ...]) -> str:
+    return hashlib.sha1(json.dumps(key).encode()).hexdigest()[:10]

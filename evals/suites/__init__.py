@@ -1,0 +1,1 @@
+"""Suites: a SWE-bench-format dataset in, validated tasks out (original, RepoMirage-Perturb, SPT, RepoMirage-Extend)."""

@@ -1,0 +1,97 @@
+"""`repoanchor suite validate`: re-check every task of a suite folder from the folder alone.
+
+For each task: the repository's tree and the ground-truth file must still hash to what the
+manifest recorded, and the task must validate again: levels 1 and 3 (Perturb, SPT) or the
+family's validator on the ground-truth solution (Extend). Each task is checked in a throwaway
+clone of its repository, so validating changes nothing in the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, read_suite_tasks
+from repoanchor.evals.suites.export import safe_name, sha256_file, tree_id
+from repoanchor.evals.suites.pool import run_parallel
+from repoanchor.evals.suites.remap import Rejected
+from repoanchor.evals.suites.validate import clone, suite_env, validate_task
+
+
+@dataclass(frozen=True)
+class CheckJob:
+    suite: Path
+    task_id: str
+    repo: str
+    cache_dir: Path | None
+    hashes: dict
+    timeout: float
+
+
+def validate_suite(suite: Path, *, workers: int = 1, cache_dir: Path | None = None, progress: bool = False) -> dict:
+    """A JSON-ready summary; `ok` is False when any task fails."""
+    suite = Path(suite).resolve()
+    manifest = json.loads((suite / MANIFEST_FILE).read_text())
+    hashes, timeout = manifest.get("hashes", {}), manifest.get("config", {}).get("timeout", 1800.0)
+    jobs = [
+        CheckJob(suite, row.instance_id, row.repoanchor_repo, cache_dir, hashes, timeout)
+        for row in read_suite_tasks(suite)
+    ]
+    results = run_parallel(check_task, jobs, workers, _died, label="validate", show=progress)
+    failed = [r for r in results if not r["ok"]]
+    return {
+        "suite": str(suite),
+        "kind": manifest.get("suite"),
+        "tasks": len(results),
+        "passed": len(results) - len(failed),
+        "failed": failed,
+        "ok": not failed,
+    }
+
+
+def check_task(job: CheckJob) -> dict:
+    name = safe_name(job.task_id)
+    reasons = _hash_reasons(job, name)
+    scratch = Path(tempfile.mkdtemp(prefix="repoanchor-validate-"))
+    try:
+        truth = json.loads((job.suite / GROUND_TRUTH_DIR / f"{name}.json").read_text())
+        reasons += _task_reasons(job, truth, scratch / "check")
+    except Exception as exc:  # an unreadable task fails; the others are still checked
+        reasons.append(f"error: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {"task_id": job.task_id, "ok": not reasons, "reasons": reasons}
+
+
+def _hash_reasons(job: CheckJob, name: str) -> list[str]:
+    reasons = []
+    expected_tree = job.hashes.get("repos", {}).get(name)
+    if expected_tree and tree_id(job.suite / job.repo) != expected_tree:
+        reasons.append("repository tree differs from the manifest's hash")
+    expected_truth = job.hashes.get("ground_truth", {}).get(name)
+    path = job.suite / GROUND_TRUTH_DIR / f"{name}.json"
+    if expected_truth and path.is_file() and sha256_file(path) != expected_truth:
+        reasons.append("ground-truth file differs from the manifest's hash")
+    return reasons
+
+
+def _task_reasons(job: CheckJob, truth: dict, check: Path) -> list[str]:
+    repo = job.suite / job.repo
+    if truth.get("extend"):
+        from repoanchor.evals.suites.extend.suite import check_extend_task
+
+        return check_extend_task(repo, truth, check, job.cache_dir)
+    clone(repo, check)
+    try:
+        validate_task(check, truth, suite_env(truth, check, job.cache_dir), job.timeout)
+    except Rejected as exc:
+        return [f"{exc.stage}: {exc.reason}"]
+    return []
+
+
+def _died(job: CheckJob, exc: BaseException) -> dict:
+    return {"task_id": job.task_id, "ok": False, "reasons": [f"validator process died: {exc}"]}

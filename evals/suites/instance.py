@@ -1,0 +1,215 @@
+"""One dataset instance's tasks: its variants built, the gold patch remapped, each task validated.
+
+Runs in a worker process with its own work folder. Every task is staged under `work/export` and
+only moved into the suite by the caller once the instance is finished, so a killed build never
+leaves a half-made repository that passes for a task. A variant that fails to build, remap or
+validate becomes a rejection with its reason; the instance's other variants go on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from repoanchor.evals.harness import instance_env
+from repoanchor.evals.harness.failpoints import failpoint
+from repoanchor.evals.harness.grading import patched_files
+from repoanchor.evals.harness.instance_env import EnvSpec
+from repoanchor.evals.suites.export import (
+    TRUTH_FORMAT,
+    dumps,
+    grading_row,
+    rejection,
+    safe_name,
+    scrub,
+    task_row,
+    write_atomic,
+)
+from repoanchor.evals.suites.remap import (
+    Rejected,
+    decoys,
+    gold_tree,
+    perturb_pair,
+    remap_patch,
+    remap_record,
+)
+from repoanchor.evals.suites.validate import (
+    clone,
+    import_errors,
+    install_for_imports,
+    level3_after,
+    level3_before,
+    module_names,
+    validate_task,
+)
+from repoanchor.perturb.files import source_files
+from repoanchor.perturb.metadata import variant_metadata
+from repoanchor.perturb.tree import ApplyConfig
+from repoanchor.perturb.validation.validate import changed_files
+from repoanchor.perturb.variant_git import IntegrityError, carry_version_tag, init_single_commit
+
+
+def instance_seed(seed: int, label: str, instance_id: str) -> int:
+    """A 63-bit seed per (suite seed, kind, instance): independent of dataset order and of other rows."""
+    digest = hashlib.sha256(f"repoanchor.suite/1|{seed}|{label}|{instance_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+@dataclass
+class Work:
+    """One instance's inputs and scratch space, prepared once and shared by its variants."""
+
+    row: dict
+    suite: str
+    root: Path
+    suite_dir: Path
+    timeout: float
+    env: EnvSpec | None = None
+    original: Path | None = None
+    with_gold: Path | None = None
+    original_verdict: str | None = None
+    keep: bool = False
+    python_version: str | None = None
+    """"X.Y" of the instance's interpreter (set by `prepare`)."""
+    imports_ok: dict[str, bool] = field(default_factory=dict)
+    """Module -> whether it imports in the installed original (computed once per instance)."""
+    """Keep scratch trees for debugging."""
+    tasks: list[dict] = field(default_factory=list)
+    rejected: list[dict] = field(default_factory=list)
+    summary: dict | None = None
+    """Extend: the instance's family-assignment summary (perturbation counts), kept in its result file."""
+
+    @property
+    def export(self) -> Path:
+        return self.root / "export"
+
+    def scrub(self, value: Any) -> Any:
+        """No work-folder or suite path in anything written: builds elsewhere must compare equal."""
+        return scrub(value, {str(self.root): "<work>", str(self.suite_dir): "<suite>"})
+
+    def gold_files(self) -> list[str]:
+        return [f for f in patched_files(self.row["patch"]) if f.endswith(".py")]
+
+
+def prepare(work: Work, provider: str, repo_cache: Path | None, cache_dir: Path | None) -> None:
+    """Clone the original at base_commit (with its test environment) and a second copy with the gold patch."""
+    work.root.mkdir(parents=True)
+    checkout = work.root / "checkout"
+    work.env = instance_env.prepare(work.row, provider, checkout, repo_cache=repo_cache, cache_dir=cache_dir)
+    work.python_version = interpreter_version(work.env.python or sys.executable)
+    # Building the venv may run an install in `checkout`, leaving ignored files (egg-info, a generated
+    # _version.py) that apply_tree would copy into the variant: perturb a clone of tracked files only.
+    work.original = instance_env.checkout(checkout, work.row["base_commit"], work.root / "original")
+    work.with_gold = gold_tree(work.original, work.row, work.root / "with-gold")
+
+
+def interpreter_version(python: str) -> str:
+    """ "X.Y" of the interpreter at `python`."""
+    probe = "import sys; print('%d.%d' % sys.version_info[:2])"
+    proc = subprocess.run([python, "-I", "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    return proc.stdout.strip()
+
+
+def build_task(work: Work, task_id: str, config: ApplyConfig, truth_extra: dict, **fields: Any) -> None:
+    """Build, remap and validate one variant; on success it is staged, else recorded as rejected.
+
+    `truth_extra` (seeds, the sampler's plan) goes to the ground truth; `fields` to the task row."""
+    name = safe_name(task_id)
+    repo = work.export / "repos" / name
+    try:
+        truth = {**_make_variant(work, task_id, config, repo), **truth_extra}
+        check = clone(repo, work.root / f"check-{name}")
+        truth["validation"] = validate_task(check, truth, work.env, work.timeout)
+    except Rejected as exc:
+        shutil.rmtree(repo, ignore_errors=True)
+        reason = _explain(work, exc)
+        work.rejected.append(rejection(work.row, work.suite, exc.stage, reason, task_id, **work.scrub(exc.detail)))
+        return
+    except Exception as exc:  # a tool failure in this variant: recorded, and the instance's other variants go on
+        shutil.rmtree(repo, ignore_errors=True)
+        detail = {"traceback": work.scrub("".join(traceback.format_exception(exc)))}
+        work.rejected.append(
+            rejection(work.row, work.suite, "error", f"{type(exc).__name__}: {exc}", task_id, **detail)
+        )
+        return
+    finally:
+        if not work.keep:  # a variant's scratch trees (V', clones) add up over N variants of a big repository
+            for scratch in (f"variant-gold-{name}", f"remap-{name}", f"check-{name}"):
+                shutil.rmtree(work.root / scratch, ignore_errors=True)
+    write_atomic(work.export / "ground_truth" / f"{name}.json", dumps(work.scrub(truth)))
+    commit = truth["row"]["base_commit"]
+    work.tasks.append(task_row(work.row, task_id, work.suite, commit, **fields))
+    failpoint("suite.variant-staged", safe_name(work.row["instance_id"]))
+
+
+def _make_variant(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
+    name = safe_name(task_id)
+    variant_gold = work.root / f"variant-gold-{name}"
+    report, report_gold = perturb_pair(work.original, work.with_gold, config, repo, variant_gold)
+    try:  # the perturbation adds and rewrites files, never removes one: all of the original's must be there
+        commit = init_single_commit(repo, expect=source_files(work.original))
+    except IntegrityError as exc:
+        raise Rejected("integrity", str(exc).replace(str(work.root), "<work>")) from None
+    tag = carry_version_tag(work.original, repo)
+    dropped = decoys(report, report_gold)
+    patch = remap_patch(repo, variant_gold, work.root / f"remap-{name}", dropped)
+    if not patch.strip():
+        raise Rejected("remap", "the remapped gold patch is empty: perturbation erased the fix")
+    changed = [f for f in changed_files(work.original, repo) if f.endswith(".py")]
+    metadata = variant_metadata(work.original, config, report)
+    metadata["source"] = f"{work.row['repo']}@{work.row['base_commit']}"
+    return {
+        "format": TRUTH_FORMAT,
+        "task_id": task_id,
+        "suite": work.suite,
+        "source_instance": work.row["instance_id"],
+        "row": grading_row(work.row, task_id, commit, patch),
+        "gold_patch": work.row["patch"],
+        "apply_config": {k: v for k, v in asdict(config).items() if k != "workers"},
+        "remap": remap_record(work.row, patch, work.original, dropped),
+        "level1": {
+            "files": changed,
+            "patch_files": [f for f in patched_files(patch) if f.endswith(".py")],
+            "modules": _importable(work, changed),
+        },
+        "metadata": metadata,
+        "version_tag": tag,
+    }
+
+
+def _importable(work: Work, changed: list[str]) -> dict[str, str]:
+    """Changed modules of the original that import there once installed: the variant must import them too.
+
+    Checked in one installed clone of the original per instance; each module's answer is kept."""
+    candidates = module_names(work.original, [f for f in changed if (work.original / f).is_file()])
+    unknown = {name: root for name, root in candidates.items() if name not in work.imports_ok}
+    if unknown:
+        tree = work.root / "original-imports"
+        if not tree.exists():
+            instance_env.checkout(work.original, work.row["base_commit"], tree)
+            install_for_imports(tree, work.env, work.timeout)
+        failing = import_errors(tree, unknown, work.env)
+        work.imports_ok.update({name: name not in failing for name in unknown})
+    return {name: root for name, root in candidates.items() if work.imports_ok[name]}
+
+
+def _explain(work: Work, exc: Rejected) -> str:
+    """A level-3 failure is blamed on the variant only if the original instance validates."""
+    if exc.stage != "level3":
+        return exc.reason
+    if work.original_verdict is None:
+        # A clone: tests and installs leave files behind, and later variants are copied from the original.
+        check = instance_env.checkout(work.original, work.row["base_commit"], work.root / "original-check")
+        try:
+            level3_before(check, work.row, work.env, work.timeout)
+            level3_after(check, work.row, work.env, work.timeout)
+            work.original_verdict = ""
+        except Rejected as original:
+            work.original_verdict = f"the original instance fails too ({original.reason})"
+    return f"{exc.reason}; {work.original_verdict}" if work.original_verdict else exc.reason

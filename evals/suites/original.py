@@ -1,0 +1,63 @@
+"""The unperturbed baseline as a suite: each dataset instance on its own repository, in the suite format.
+
+Paired robustness statistics compare an agent on a perturbed task with the same agent on the original
+one, so the baseline is exported exactly like the variants: a fresh single-commit repository holding the
+tree at `base_commit` (no history, so no later commit — the fix — is reachable), the agent-visible row
+in tasks.jsonl, and the gold patch only under ground_truth/.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from repoanchor.evals.harness.datasets import load_dataset
+from repoanchor.evals.harness.instance_env import source_repo
+from repoanchor.evals.suites.export import dumps, grading_row, jsonl, safe_name, task_row, tree_id, write_atomic
+from repoanchor.perturb.variant_git import init_single_commit, tracked_files
+
+
+def export_tree(source: Path, commit: str, dest: Path) -> None:
+    """The files of `commit`, as a checkout writes them, without a .git.
+
+    Through a private index rather than `git archive`, which drops `export-ignore` files and rewrites
+    `export-subst` ones (setuptools_scm's .git_archival.txt): a task must hold the tree as checked out."""
+    dest.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(GIT_INDEX_FILE=str(Path(scratch) / "index"), GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+        for args in (["read-tree", commit], ["checkout-index", "--all", "--force", f"--prefix={dest}/"]):
+            subprocess.run(["git", "-C", str(source), *args], env=env, check=True, capture_output=True)
+
+
+def build_original_suite(dataset: str | Path, out: Path, *, repo_cache: Path | None = None) -> dict:
+    """Writes SUITE/{tasks.jsonl, repos/, ground_truth/, manifest.json}; returns the manifest."""
+    loaded = load_dataset(dataset)
+    out = Path(out)
+    tasks, hashes = [], {}
+    for row in loaded.rows:
+        name = safe_name(row["instance_id"])
+        repo = out / "repos" / name
+        if repo.exists():  # a rerun: the repository was exported before
+            commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True)
+            commit = commit.stdout.strip()
+        else:
+            source = source_repo(row, repo_cache=repo_cache)
+            export_tree(source, row["base_commit"], repo)
+            commit = init_single_commit(repo, expect=tracked_files(source, row["base_commit"]))
+        truth = {"row": grading_row(row, row["instance_id"], commit, row["patch"])}
+        write_atomic(out / "ground_truth" / f"{name}.json", dumps(truth))
+        tasks.append(task_row(row, row["instance_id"], "original", commit))
+        hashes[name] = tree_id(repo)
+    write_atomic(out / "tasks.jsonl", jsonl(tasks))
+    manifest = {
+        "kind": "original",
+        "dataset": str(dataset),
+        "tasks": len(tasks),
+        "repos": hashes,
+        "malformed_rows": [str(error) for error in loaded.errors],
+    }
+    write_atomic(out / "manifest.json", dumps(manifest))
+    return manifest

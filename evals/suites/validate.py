@@ -1,0 +1,168 @@
+"""Semantic validation of a suite task, levels 1 and 3, from the task's repository and ground truth alone.
+
+Level 1: every Python file the perturbation or the remapped patch changed compiles, and every
+changed module that imported in the (installed) original still imports, before and after the patch. Level 3, as
+SWE-bench grades: with the test patch applied to the variant, FAIL_TO_PASS fail and PASS_TO_PASS
+pass before the remapped gold patch, and all pass after it. Tests run in a throwaway clone of
+the task repository, never in it, so validation leaves nothing (no .orig, no bytecode) behind.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from contextlib import nullcontext
+from pathlib import Path, PurePosixPath
+
+from repoanchor.evals.harness import instance_env
+from repoanchor.evals.harness.grading import grade, run_command, run_tests
+from repoanchor.evals.harness.instance_env import EnvSpec
+from repoanchor.evals.harness.venv_build import command_env, locked
+from repoanchor.evals.suites.remap import Rejected, run_git
+from repoanchor.perturb.files import is_test_file
+from repoanchor.perturb.validation.validate import compile_errors
+
+IMPORT_SCRIPT = r"""
+import importlib, json, sys, warnings
+warnings.simplefilter("ignore")
+sys.path[:0] = json.loads(sys.argv[1])
+errors, baseline = {}, set(sys.modules)
+for name in json.loads(sys.argv[2]):
+    try:
+        importlib.import_module(name)
+    except BaseException as exc:  # SystemExit and friends count as a failed import too
+        errors[name] = f"{type(exc).__name__}: {exc}"[:400]
+    # A failed import leaves half-initialised modules behind, and the next import would then "succeed"
+    # on them: each module starts from the interpreter's own modules.
+    for added in set(sys.modules) - baseline:
+        del sys.modules[added]
+print(json.dumps(errors))
+"""
+# Importing these runs a program, not a module.
+NOT_IMPORTED = {"setup.py", "conftest.py", "__main__.py", "noxfile.py", "fabfile.py"}
+
+
+def module_names(tree: Path, files: list[str]) -> dict[str, str]:
+    """Dotted name -> sys.path root, for the files that sit inside a package (scripts are left out)."""
+    found = {}
+    for rel in files:
+        path = PurePosixPath(rel)
+        if path.suffix != ".py" or path.name in NOT_IMPORTED or is_test_file(rel):
+            continue
+        parts = list(path.with_suffix("").parts)
+        root = path.parent
+        while root.parts and (tree / root / "__init__.py").is_file():
+            root = root.parent
+        if root == path.parent:  # not inside a package: a script or a top-level module
+            continue
+        name = parts[len(root.parts) :]
+        found[".".join(name[:-1] if name[-1] == "__init__" else name)] = root.as_posix()
+    return dict(sorted(found.items()))
+
+
+def import_errors(tree: Path, modules: dict[str, str], env: EnvSpec, timeout: float = 600) -> dict[str, str]:
+    """{module: error} for the modules that fail to import in `tree` under the instance's interpreter."""
+    if not modules:
+        return {}
+    roots = sorted({str((tree / root).resolve()) for root in modules.values()})
+    command = [env.python or "python", "-c", IMPORT_SCRIPT, json.dumps(roots), json.dumps(list(modules))]
+    # A shared venv is re-pointed by every test run's editable install: never import while one runs.
+    with locked(Path(env.venv)) if env.venv else nullcontext():
+        proc = subprocess.run(
+            command, cwd=tree, env=command_env(env.venv), capture_output=True, text=True,
+            timeout=timeout, check=False,
+        )  # fmt: skip
+    try:
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        return {name: f"import check crashed: {proc.stderr.strip()[-400:]}" for name in modules}
+
+
+def install_for_imports(tree: Path, env: EnvSpec, timeout: float = 1800) -> None:
+    """The project's setup steps, as a test run does them, so generated modules (a `_version.py`) exist."""
+    if not (env.pre_install or env.install):
+        return
+    script = "\n".join([*env.pre_install, env.install or "", "true"])
+    with locked(Path(env.venv)) if env.venv else nullcontext():
+        run_command(script, tree, env, timeout)
+
+
+def compile_check(tree: Path, files: list[str], when: str) -> None:
+    errors = compile_errors(tree, files)
+    if errors:
+        raise Rejected("level1", f"{when}: {len(errors)} changed file(s) do not compile", {"compile": errors})
+
+
+def import_check(tree: Path, modules: dict[str, str], env: EnvSpec, when: str) -> None:
+    failed = import_errors(tree, modules, env)
+    if failed:
+        raise Rejected("level1", f"{when}: {len(failed)} module(s) no longer import", {"imports": failed})
+
+
+WRONG = {
+    "f2p_passing": "FAIL_TO_PASS test(s) pass",
+    "f2p_failing": "FAIL_TO_PASS test(s) fail",
+    "p2p_failing": "PASS_TO_PASS test(s) fail",
+}
+
+
+def _summary(grade_result) -> dict:
+    return {
+        "status": grade_result.status,
+        "f2p_passing": grade_result.f2p.success,
+        "f2p_failing": grade_result.f2p.failure,
+        "p2p_passing": grade_result.p2p.success,
+        "p2p_failing": grade_result.p2p.failure,
+    }
+
+
+def level3_before(check: Path, row: dict, env: EnvSpec, timeout: float) -> dict:
+    """Test patch on the bare variant: FAIL_TO_PASS must fail and PASS_TO_PASS pass."""
+    return _level3(check, row, "", env, timeout, "before the gold patch", ("f2p_passing", "p2p_failing"))
+
+
+def level3_after(check: Path, row: dict, env: EnvSpec, timeout: float) -> dict:
+    """The remapped gold patch (`row['patch']`) plus the test patch: every listed test must pass."""
+    return _level3(
+        check, row, row["patch"], env, timeout, "after the remapped gold patch", ("f2p_failing", "p2p_failing")
+    )
+
+
+def _level3(check: Path, row: dict, patch: str, env: EnvSpec, timeout: float, when: str, wrong: tuple) -> dict:
+    """The graded run with `patch`; Rejected (with the log's tail, to tell why) if a list in `wrong` is not empty."""
+    run = run_tests(check, row, patch, env, timeout)
+    if run.status != "completed":
+        raise Rejected("level3", f"{when}: {run.status}", {"log": run.log[-3000:]})
+    result = _summary(grade(row, run.outcomes, run.status))
+    broken = [name for name in wrong if result[name]]
+    if broken:
+        counts = ", ".join(f"{len(result[name])} {WRONG[name]}" for name in broken)
+        raise Rejected("level3", f"{when}: {counts}", {**result, "log": run.log[-3000:]})
+    return result
+
+
+def clone(repo: Path, dest: Path) -> Path:
+    """A throwaway clone of a task repository: tests and installs never write into the suite."""
+    run_git(dest.parent, "clone", "--quiet", str(repo), str(dest))
+    return dest
+
+
+def validate_task(check: Path, truth: dict, env: EnvSpec, timeout: float = 1800) -> dict:
+    """Levels 1 and 3 for one task in `check`, a clone of its repository; its record, or Rejected.
+
+    Imports are checked after a test run, i.e. after the project's own install step, as the
+    original's were (`baseline_imports`): some projects only import once installed."""
+    row, checks = truth["row"], truth["level1"]
+    compile_check(check, checks["files"], "variant")
+    before = level3_before(check, row, env, timeout)
+    import_check(check, checks["modules"], env, "variant")
+    after = level3_after(check, row, env, timeout)
+    compile_check(check, checks["patch_files"], "variant + remapped gold patch")
+    import_check(check, checks["modules"], env, "variant + remapped gold patch")
+    return {"level1": "ok", "before": before, "after": after}
+
+
+def suite_env(truth: dict, check: Path, cache_dir: Path | None) -> EnvSpec:
+    """The `local` environment for a task read back from a suite folder (the venv cache is shared)."""
+    cache = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "repoanchor" / "venvs"
+    return instance_env.local_env(truth["row"], check, cache)

@@ -1,0 +1,1 @@
+"""constant-externalization: constants moved to JSON read by a generated loader."""

@@ -1,0 +1,197 @@
+"""constant-externalization: selected literal constants move to JSON resources loaded at import.
+
+Per selected module: literals are grouped by exact value (`1`, `1.0`, `True` and `'1'` apart),
+a share phi of the groups is drawn from the seed, every occurrence of a chosen value becomes
+``_binding["key"]``, and one loader statement after the docstring and ``from __future__``
+imports binds ``_binding`` to the dict read from a JSON file in the module's own folder. Several
+modules of a folder may share a file (a seeded pool per folder), so a resource does not point
+at one module. Trivial values (0, 1, -1, "", True/False/None) stay unless the option
+``keep_trivial`` is set. See `perturb.mirage.constants_*` for the rules, names and loader.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import traceback
+from collections import defaultdict
+from pathlib import PurePosixPath
+from typing import ClassVar
+
+import libcst as cst
+
+from repoanchor.perturb.engine import run_with_big_stack
+from repoanchor.perturb.mirage.constants.context import words_of
+from repoanchor.perturb.mirage.constants.loader import decode_resource, encode_resource, insertion_index
+from repoanchor.perturb.mirage.constants.names import binding_name
+from repoanchor.perturb.mirage.constants.pool import ResourcePool
+from repoanchor.perturb.mirage.constants.rewrite import Target, externalize
+from repoanchor.perturb.mirage.constants.scan import Scan, scan_module
+from repoanchor.perturb.naming import identifiers_in
+from repoanchor.perturb.results import Failed
+from repoanchor.perturb.sourcefile import SourceError, decode_source
+from repoanchor.perturb.treectx import TreeContext
+
+REASONS = {
+    "trivial-value": "0, 1, -1, '' and True/False/None stay (option keep_trivial moves them)",
+    "docstring": "docstrings and bare string statements stay in the source",
+    "f-string": "literals inside f-strings stay (a quote in a replacement field breaks before 3.12)",
+    "match-pattern": "match patterns require literals",
+    "annotation": "annotations and type parameters are read statically",
+    "bytes": "JSON has no bytes",
+    "imaginary": "JSON has no complex numbers",
+    "non-finite-float": "strict JSON has no Infinity or NaN",
+    "huge-int": "too many digits for every interpreter's int/str conversion limit",
+    "identity-comparison": "the value is compared with `is`; values read from JSON are not interned",
+    "dunder-target": "dunder assignments (__version__, __all__, __slots__) are parsed by tools",
+    "typing-construct": "type checkers read typing constructs statically",
+    "platform-check": "version and platform checks must stay literal for static analysis",
+    "main-guard": "`if __name__ == '__main__'` is matched as text by coverage and linters",
+    "finalizer": "__del__ may run after module globals are cleared",
+    "jit-compiled": "a JIT compiler cannot type a dict global",
+    "before-loader": "code before the loader cannot read the constants",
+    "comment-inside": "a comment inside an implicit concatenation would be lost",
+}
+BUILD_SCRIPTS = {"setup.py", "noxfile.py", "versioneer.py", "conftest.py"}
+LOADER_IMPORTS = ("json", "os", "pathlib")
+VERSION_STEMS = {"_version", "__version__", "version", "__about__", "_about", "about"}
+
+
+class ConstantExternalization:
+    id: ClassVar[str] = "constant-externalization"
+    family: ClassVar[str] = "repomirage"
+    description: ClassVar[str] = "move literal constants to JSON resources loaded at import, under plausible keys"
+    keyword_bound: ClassVar[bool] = False
+    scope: ClassVar[str] = "tree"
+
+    def apply_tree(self, ctx: TreeContext, modules: list[str]) -> None:
+        keep_trivial = _keep_trivial(ctx.options)
+        base = ctx.rng.getrandbits(64)  # per-module RNGs: one module's draws never shift another's
+        pool = ResourcePool(ctx, base, modules)
+        for rel in modules:
+            rng = random.Random(f"{base}|{rel}")
+            try:  # LibCST recurses deeply on real code (see perturb.engine): parse and walk on a big stack
+                run_with_big_stack(self._apply_module, ctx, pool, rng, rel, keep_trivial)
+            except Exception:  # a bug outside the transaction: recorded, and the tree goes on
+                ctx.outcomes.append(Failed(self.id, rel, traceback.format_exc(limit=8)))
+
+    def _apply_module(self, ctx: TreeContext, pool: ResourcePool, rng: random.Random, rel: str, keep_trivial: bool):
+        parsed = _parse(ctx, rel)
+        if parsed is None:
+            return
+        module, text = parsed
+        loader_index = insertion_index(module)
+        scan = scan_module(module, keep_trivial=keep_trivial, first_allowed=loader_index)
+        _report_refusals(ctx, rel, scan)
+        if not scan.groups:
+            ctx.skip(rel, "no-candidates: no literal constant left to externalize")
+            return
+        groups = _choose(list(scan.groups.values()), ctx.fraction, rng)
+        owner = _owner(rel)
+        binding = binding_name(rng, identifiers_in(text) | ctx.taken, owner)
+        ctx.taken.add(binding)
+        resource = pool.resource_for(rel)
+        with ctx.transaction(rel):
+            existing = decode_resource(ctx.read(resource)) if ctx.exists(resource) else {}
+            target = Target(binding, PurePosixPath(resource).name, loader_index, tuple(words_of(owner)))
+            result = externalize(module, groups, target, rng, set(existing), text)
+            ctx.write(rel, result.module.bytes)
+            ctx.write(resource, encode_resource({**existing, **result.entries}))
+            for where, before, after in result.sites:
+                ctx.site(where, before, after)
+            for key, value in result.entries.items():
+                ctx.resolve_path(
+                    "json_value",
+                    rel,
+                    resource,
+                    key=key,
+                    original=repr(value),
+                    binding=binding,
+                    type=type(value).__name__,
+                )
+
+
+def _keep_trivial(options: dict) -> bool:
+    """The one option; anything else is a configuration error, not something to ignore."""
+    unknown = sorted(set(options) - {"keep_trivial"})
+    if unknown:
+        raise ValueError(f"constant-externalization: unknown option(s) {', '.join(unknown)}; known: keep_trivial")
+    value = options.get("keep_trivial", False)
+    if not isinstance(value, bool):
+        raise ValueError(f"constant-externalization: option keep_trivial must be true or false, got {value!r}")
+    return value
+
+
+def _parse(ctx: TreeContext, rel: str) -> tuple[cst.Module, str] | None:
+    """The module and its text, or None after recording why it is not transformed."""
+    path = PurePosixPath(rel)
+    if path.name in BUILD_SCRIPTS or path.stem in VERSION_STEMS:
+        ctx.skip(rel, "build-script: packaging tools read or exec this file outside the import system")
+        return None
+    try:
+        data = ctx.read(rel)
+        text = decode_source(data)
+        module = cst.parse_module(data)
+    except (PermissionError, OSError) as exc:
+        ctx.skip(rel, f"unreadable: {exc}")
+        return None
+    except SourceError as exc:
+        ctx.skip(rel, str(exc))
+        return None
+    except cst.ParserSyntaxError as exc:
+        ctx.skip(rel, f"unparseable: not valid Python 3 ({str(exc).strip().splitlines()[0]})")
+        return None
+    except RecursionError:
+        ctx.skip(rel, "unparseable: nesting too deep for the parser")
+        return None
+    if path.name == "__init__.py" and ("declare_namespace" in text or "extend_path" in text):
+        ctx.skip(rel, "namespace-init: a pkgutil/pkg_resources namespace __init__ must stay verbatim")
+        return None
+    shadow = _shadowed_stdlib(ctx, path.parent) if _may_run_as_script(ctx, path, text) else None
+    if shadow:
+        ctx.skip(
+            rel, f"shadowed-stdlib: {shadow} next to it would replace the loader's stdlib import when run as a script"
+        )
+        return None
+    return module, text
+
+
+def _may_run_as_script(ctx: TreeContext, path: PurePosixPath, text: str) -> bool:
+    """Whether `python path/to/file.py` is a plausible way to run the module: only then is its folder first on
+    sys.path (and a sibling `json.py` or `pathlib.py` would replace the loader's stdlib import). A module of
+    a package runs with a spec (import, `python -m`) unless it has a main block or is `__main__.py`."""
+    in_package = (ctx.root / path.parent / "__init__.py").exists()
+    return not in_package or path.name == "__main__.py" or "__main__" in text
+
+
+def _shadowed_stdlib(ctx: TreeContext, folder: PurePosixPath) -> str | None:
+    """A sibling module named like a module the loader imports (the script's folder comes first on sys.path)."""
+    for name in LOADER_IMPORTS:
+        for candidate in (folder / f"{name}.py", folder / name / "__init__.py"):
+            if (ctx.root / candidate).exists():
+                return candidate.as_posix()
+    return None
+
+
+def _report_refusals(ctx: TreeContext, rel: str, scan: Scan) -> None:
+    """One Skipped record per reason class and module, with the count and the first site."""
+    by_reason: dict[str, list[str]] = defaultdict(list)
+    for reason, where in scan.refused:
+        by_reason[reason].append(where)
+    for reason, wheres in sorted(by_reason.items()):
+        ctx.skip(rel, f"{reason}: {len(wheres)} literal(s) kept; {REASONS[reason]}", wheres[0])
+
+
+def _choose(groups: list[list], fraction: float, rng: random.Random) -> list[list]:
+    """A share `fraction` of the value groups (at least one), kept in source order."""
+    if fraction >= 1.0:
+        return groups
+    k = max(1, math.ceil(fraction * len(groups)))
+    chosen = set(rng.sample(range(len(groups)), k))
+    return [group for i, group in enumerate(groups) if i in chosen]
+
+
+def _owner(rel: str) -> str:
+    """The name a module goes by: its stem, or its package's name for an ``__init__.py``."""
+    path = PurePosixPath(rel)
+    return path.parent.name if path.name == "__init__.py" and path.parent.name else path.stem

@@ -1,0 +1,1 @@
+"""proxy-imports: imports routed through chains of generated proxy modules."""

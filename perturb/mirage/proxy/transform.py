@@ -1,0 +1,120 @@
+"""proxy-imports: route a module's imports through chains of real proxy modules beside it.
+
+``import os`` in ``pkg/mod.py`` becomes ``from ._lazy_io_loaders import os``; that module
+forwards ``os`` from the next one, and so on for ``depth`` modules (option "depth", default 4)
+until the leaf runs the original ``import os``. The names of one statement are split across up
+to ``fanout`` parallel chains (option "fanout", default 2). The target binds exactly the same
+names to the same objects, so ``mod.os``, re-exports, ``__all__`` and ``mock.patch`` targets are
+unchanged. How a chain stays lazy, optional and cycle-safe: `perturb.mirage.proxy_chain`; where
+proxies may live and which modules are refused: `perturb.mirage.proxy_policy`; which statements:
+`perturb.mirage.proxy_scan`. A φ share of each module's candidate statements is rewritten.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import ClassVar
+
+import libcst as cst
+
+from repoanchor.perturb.engine import run_with_big_stack, select_sites
+from repoanchor.perturb.mirage.proxy.chain import leaf_source, link_source, plan, split_rewrite, target_statements
+from repoanchor.perturb.mirage.proxy.policy import Placement, Refusal, placement
+from repoanchor.perturb.mirage.proxy.scan import has_relative_import, scan
+from repoanchor.perturb.naming import identifiers_in
+from repoanchor.perturb.results import Failed
+from repoanchor.perturb.sites import Site
+from repoanchor.perturb.sourcefile import SourceError, decode_source
+from repoanchor.perturb.treectx import TreeContext
+from repoanchor.perturb.walk import replace_nodes
+
+DEFAULTS = {"depth": 4, "fanout": 2}
+_EMPTY = cst.Module(body=[])
+
+
+class ProxyImports:
+    id: ClassVar[str] = "proxy-imports"
+    family: ClassVar[str] = "repomirage"
+    description: ClassVar[str] = "route imports through chains of proxy modules (same names, same objects)"
+    keyword_bound: ClassVar[bool] = False
+    scope: ClassVar[str] = "tree"
+
+    def apply_tree(self, ctx: TreeContext, modules: list[str]) -> None:
+        depth, fanout = options(ctx.options)
+        for rel in modules:
+            # LibCST recurses deeply on real code (see perturb.engine); parse and walk on a big stack.
+            try:
+                run_with_big_stack(_rewrite_module, ctx, rel, depth, fanout)
+            except Exception:  # a bug outside the transaction: recorded, and the tree goes on
+                ctx.outcomes.append(Failed(self.id, rel, traceback.format_exc(limit=8)))
+
+
+def options(raw: dict) -> tuple[int, int]:
+    """(depth, fanout) from the transform's options; a bad value is a configuration error."""
+    unknown = sorted(set(raw) - set(DEFAULTS))
+    if unknown:
+        raise ValueError(f"proxy-imports: unknown option(s) {', '.join(unknown)}; known: depth, fanout")
+    values = {**DEFAULTS, **raw}
+    for key, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"proxy-imports: option {key} must be an integer >= 1, got {value!r}")
+    return values["depth"], values["fanout"]
+
+
+def _rewrite_module(ctx: TreeContext, rel: str, depth: int, fanout: int) -> None:
+    try:
+        data = ctx.read(rel)
+        text = decode_source(data)
+        module = cst.parse_module(data)
+        place = placement(ctx, rel, text, has_relative_import(module))
+    except (SourceError, Refusal) as exc:
+        ctx.skip(rel, str(exc))
+        return
+    except OSError as exc:
+        ctx.skip(rel, f"unreadable: {exc}")
+        return
+    except (cst.ParserSyntaxError, RecursionError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        ctx.skip(rel, f"unparseable: not valid Python 3 ({first})")
+        return
+    sites, refusals = scan(module, place.relative)
+    for where, reason in refusals:
+        ctx.skip(rel, reason, where)
+    if not sites:
+        ctx.skip(rel, "no candidate import: the module has no import statement that can be proxied")
+        return
+    chosen = select_sites(sites, ctx.fraction, ctx.rng)
+    avoid = identifiers_in(ctx.read(place.package_init).decode("utf-8", "replace")) if place.package_init else set()
+    with ctx.transaction(rel):
+        rewrites, paths = {}, []
+        for site in chosen:
+            statements = _write_chains(ctx, rel, place, site, depth, fanout, avoid)
+            node, path, rewrite = split_rewrite(site, statements)
+            rewrites[id(node)] = rewrite
+            paths.append(path)
+        ctx.write(rel, replace_nodes(module, rewrites, paths).bytes)
+
+
+def _write_chains(ctx: TreeContext, rel: str, place: Placement, site: Site, depth: int, fanout: int, avoid):
+    """Create the statement's proxy chains and record them; return the statements replacing it."""
+    chains = plan(site.data["bindings"], depth, fanout, ctx.rng, ctx.taken, avoid)
+    for chain in chains:
+        paths = [_module_path(place, name) for name in chain.modules]
+        for index, path in enumerate(paths[:-1]):
+            ctx.create(path, link_source(chain.names, chain.modules[index + 1], place.relative, ctx.rng))
+        ctx.create(paths[-1], leaf_source(chain.bindings, ctx.rng))
+        ctx.resolve_path(
+            "import_proxy",
+            visible=rel,
+            runtime=paths[-1],
+            chain=" -> ".join(paths),
+            imported=site.data["text"],
+            names=", ".join(chain.names),
+        )
+    statements = target_statements(site.node, chains, place.relative)
+    ctx.site(site.where, site.data["text"], "\n".join(_EMPTY.code_for_node(s) for s in statements))
+    return statements
+
+
+def _module_path(place: Placement, name: str) -> str:
+    return f"{place.folder}/{name}.py" if place.folder else f"{name}.py"

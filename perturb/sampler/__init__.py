@@ -1,0 +1,1 @@
+"""The random variant sampler (Jagged Frontier, Algorithm 1) and the keywords it draws with."""

@@ -1,0 +1,1 @@
+"""Differential validation: variants compile, import, and keep every test outcome of the original."""

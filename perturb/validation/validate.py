@@ -1,0 +1,187 @@
+"""Semantic validation, levels 1 and 2: changed files compile, and per-test outcomes are identical.
+
+A variant is only worth an agent's time if it provably behaves like the original. We prove it
+the cheap way that still convinces: run the project's own suite on both trees (`testrun`) and
+compare every test's outcome. The baseline may be repeated; tests whose outcome varies between
+baseline runs are flaky, listed, and left out of the comparison. The variant runs once: a flaky
+test the baseline missed can only cause a false rejection, never a false acceptance, and a
+rejected variant is cheap to redraw.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import os
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from repoanchor.perturb.validation.testrun import InfrastructureError, TestRun, junit_command, parse_junit, run_tests
+
+# Running one suite lives in `testrun`; its API is re-exported so callers need one module.
+__all__ = [
+    "Baseline",
+    "InfrastructureError",
+    "TestRun",
+    "ValidationReport",
+    "changed_files",
+    "compare",
+    "compile_errors",
+    "junit_command",
+    "parse_junit",
+    "run_baseline",
+    "run_tests",
+    "validate",
+]
+
+IGNORED_DIRS = {"__pycache__", ".git"}
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Repeated runs of the original tree; computed once, reusable across many variants."""
+
+    test_cmd: str
+    runs: list[TestRun]
+
+    @property
+    def flaky(self) -> set[str]:
+        """Tests whose outcome (or presence) differs between baseline runs."""
+        ids = set().union(*(run.outcomes for run in self.runs))
+        return {t for t in ids if len({run.outcomes.get(t) for run in self.runs}) > 1}
+
+    @property
+    def outcomes(self) -> dict[str, str]:
+        """The outcome of every stable test, identical in all runs by construction."""
+        flaky = self.flaky
+        return {t: o for t, o in self.runs[0].outcomes.items() if t not in flaky}
+
+
+@dataclass
+class ValidationReport:
+    """What differential testing found; `ok` only when nothing changed and everything compiled."""
+
+    original: str
+    variant: str
+    test_cmd: str
+    repeat: int
+    n_tests: int = 0
+    n_compared: int = 0
+    flaky: list[str] = field(default_factory=list)
+    changed: list[dict[str, str]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    compile_errors: dict[str, str] = field(default_factory=dict)
+    changed_files: int = 0
+    infra_error: str | None = None
+    durations: dict[str, float | list[float]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.infra_error or self.changed or self.missing or self.added or self.compile_errors)
+
+    def to_json(self) -> str:
+        return json.dumps({**asdict(self), "ok": self.ok}, indent=2)
+
+
+def run_baseline(original: Path, test_cmd: str, *, repeat: int = 1, timeout: float = 1800) -> Baseline:
+    """Run the original `repeat` times; an empty suite is an error, since it would prove nothing."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, got {repeat}")
+    runs = [run_tests(original, test_cmd, timeout=timeout) for _ in range(repeat)]
+    if not any(run.outcomes for run in runs):
+        run = runs[0]
+        raise InfrastructureError(
+            f"{run.tree}: {run.command!r} ran no tests (exit {run.exit_code}); stderr: {run.stderr_tail[-500:]}"
+        )
+    return Baseline(test_cmd, runs)
+
+
+def _files(root: Path) -> dict[str, Path]:
+    found = {}
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in IGNORED_DIRS)
+        for name in names:
+            path = Path(folder) / name
+            found[path.relative_to(root).as_posix()] = path
+    return found
+
+
+def changed_files(original: Path, variant: Path) -> list[str]:
+    """Relative paths added, removed or differing by bytes between the two trees."""
+    before, after = _files(original), _files(variant)
+    return sorted(
+        rel
+        for rel in before.keys() | after.keys()
+        if rel not in before or rel not in after or not filecmp.cmp(before[rel], after[rel], shallow=False)
+    )
+
+
+def compile_errors(variant: Path, files: list[str]) -> dict[str, str]:
+    """Level 1: each changed .py file of the variant compiles under the running interpreter.
+
+    Bytes are compiled, not text, so that PEP 263 encoding declarations are honoured.
+    """
+    errors = {}
+    for rel in files:
+        path = variant / rel
+        if not rel.endswith(".py") or not path.is_file():
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # SyntaxWarnings are the original's business
+                compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:
+            errors[rel] = f"{type(exc).__name__}: {exc}"
+    return errors
+
+
+def compare(baseline: dict[str, str], variant: dict[str, str]) -> tuple[list, list, list]:
+    """(changed, missing, added) between baseline and variant outcomes, flaky tests already removed."""
+    changed = [
+        {"test": t, "original": baseline[t], "variant": variant[t]}
+        for t in sorted(baseline.keys() & variant.keys())
+        if baseline[t] != variant[t]
+    ]
+    missing = sorted(baseline.keys() - variant.keys())
+    added = sorted(variant.keys() - baseline.keys())
+    return changed, missing, added
+
+
+def validate(
+    original: Path,
+    variant: Path,
+    test_cmd: str,
+    *,
+    repeat: int = 1,
+    timeout: float = 1800,
+    baseline: Baseline | None = None,
+) -> ValidationReport:
+    """Levels 1 and 2 for one variant; pass `baseline` to reuse the original's runs across variants."""
+    original, variant = Path(original).resolve(), Path(variant).resolve()
+    if baseline is not None and baseline.test_cmd != test_cmd:
+        raise ValueError(f"baseline was run with {baseline.test_cmd!r}, not {test_cmd!r}")
+    report = ValidationReport(str(original), str(variant), test_cmd, len(baseline.runs) if baseline else repeat)
+    start = time.monotonic()
+    files = changed_files(original, variant)
+    report.changed_files, report.compile_errors = len(files), compile_errors(variant, files)
+    report.durations["compile"] = time.monotonic() - start
+    if report.compile_errors:
+        return report  # level 1 already rejects the variant; a full suite run would add nothing
+    try:
+        baseline = baseline or run_baseline(original, test_cmd, repeat=repeat, timeout=timeout)
+        report.durations["baseline"] = [run.duration for run in baseline.runs]
+        run = run_tests(variant, test_cmd, timeout=timeout)
+        report.durations["variant"] = run.duration
+    except InfrastructureError as exc:
+        report.infra_error = str(exc)
+        return report
+    flaky, stable = baseline.flaky, baseline.outcomes
+    variant_outcomes = {t: o for t, o in run.outcomes.items() if t not in flaky}
+    report.flaky = sorted(flaky)
+    report.changed, report.missing, report.added = compare(stable, variant_outcomes)
+    report.n_tests = len(stable.keys() | flaky | run.outcomes.keys())
+    report.n_compared = len(stable.keys() | variant_outcomes.keys())
+    return report

@@ -1,0 +1,1 @@
+"""Where agent commands run: the Environment protocol, a local worktree, a network-less container."""

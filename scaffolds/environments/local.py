@@ -1,0 +1,143 @@
+"""Where an agent's commands run: a throwaway copy of the task repository, never the original.
+
+`local` checks the repository out into a temporary git worktree and runs commands there with a scrubbed
+environment (no API keys, a private HOME and TMPDIR); `docker` (docker_container.py) copies it into a
+network-less container. Both are context managers that remove everything they created on exit, and both
+compute the patch the same way: the diff of the working tree, untracked files included, against the
+commit the run started from.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Protocol
+
+from repoanchor.scaffolds.models.model import SECRET_NAME
+from repoanchor.scaffolds.records import CommandResult, InfraError
+
+# Only these variables reach an agent's commands; everything else (API keys above all) stays out.
+PASSED_VARIABLES = ("PATH", "LANG", "LC_ALL", "TERM", "TZ")
+QUIET_TOOLS = {
+    "PAGER": "cat",
+    "MANPAGER": "cat",
+    "LESS": "-R",
+    "PIP_PROGRESS_BAR": "off",
+    "TQDM_DISABLE": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ litter in the worktree
+}
+# Build and cache litter an agent's commands can leave behind; never part of a patch.
+PATCH_EXCLUDE_PATHSPECS = (
+    ":(exclude,glob)**/__pycache__/**",
+    ":(exclude,glob)**/*.py[co]",
+    ":(exclude,glob)**/.pytest_cache/**",
+)
+PATCH_EXCLUDES = "' '".join(PATCH_EXCLUDE_PATHSPECS)  # quoted one by one in PATCH_SCRIPT
+# `git add -A` into a private index, so the diff includes new files without touching the agent's index.
+PATCH_SCRIPT = (
+    'index="$(git rev-parse --absolute-git-dir)/repoanchor-patch-index"; rm -f "$index"; '
+    'cp "$(git rev-parse --absolute-git-dir)/index" "$index" 2>/dev/null; export GIT_INDEX_FILE="$index"; '
+    f"git -c core.fileMode=false add -A -- . '{PATCH_EXCLUDES}' >/dev/null 2>&1; "
+    'git -c core.fileMode=false diff --cached --binary {base}; status=$?; rm -f "$index"; exit $status'
+)
+
+
+class Environment(Protocol):
+    name: str
+    workdir: str
+    """The repository's path as the agent's commands see it."""
+    base: str
+    """The commit the run started from; patches are diffs against it."""
+
+    def execute(self, command: str, timeout: float | None = None) -> CommandResult: ...
+
+    def patch(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+def command_environment(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The variables an agent's command gets: a short allow-list, never anything secret-looking."""
+    env = {k: os.environ[k] for k in PASSED_VARIABLES if k in os.environ}
+    env.update(QUIET_TOOLS, HOME=str(home), TMPDIR=str(home / "tmp"))
+    env.update(extra or {})
+    leaked = [k for k in env if SECRET_NAME.search(k)]
+    if leaked:
+        raise ValueError(f"refusing to pass secret-looking variables to agent commands: {leaked}")
+    return env
+
+
+def working_tree_patch(env: Environment) -> str:
+    """The diff of `env`'s working tree against its base commit, run inside the environment itself."""
+    result = env.execute(PATCH_SCRIPT.format(base=env.base), timeout=120)
+    if result.returncode != 0:
+        raise InfraError("environment_patch", f"git diff failed in {env.name} {env.workdir}: {result.output[-2000:]}")
+    return result.output
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise InfraError("environment_setup", f"git {' '.join(args)} in {repo}: {done.stderr.strip()}")
+    return done.stdout
+
+
+class LocalWorktree:
+    """A detached git worktree of `repo` at `ref` in a temporary folder, removed on close."""
+
+    name = "local"
+
+    def __init__(self, repo: str | Path, ref: str = "HEAD", *, env: dict[str, str] | None = None) -> None:
+        self.repo = Path(repo).resolve()
+        if not (self.repo / ".git").exists():
+            raise InfraError(
+                "environment_setup", f"{self.repo} is not a git repository (need a commit to diff against)"
+            )
+        self.base = git(self.repo, "rev-parse", "--verify", f"{ref}^{{commit}}").strip()
+        self.scratch = Path(tempfile.mkdtemp(prefix="repoanchor-run-"))
+        self.workdir = str(self.scratch / "repo")
+        try:
+            (self.scratch / "home" / "tmp").mkdir(parents=True)
+            self.env = command_environment(self.scratch / "home", env)
+            git(self.repo, "worktree", "add", "--detach", "--quiet", self.workdir, self.base)
+        except BaseException:  # a half-built environment must not leave its folder behind
+            self.close()
+            raise
+
+    def execute(self, command: str, timeout: float | None = None) -> CommandResult:
+        process = subprocess.Popen(
+            ["bash", "-c", command],
+            cwd=self.workdir,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # so a timeout kills the command's children too
+        )
+        try:
+            out, _ = process.communicate(timeout=timeout)
+            return CommandResult(out.decode("utf-8", "replace"), process.returncode)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            out, _ = process.communicate()
+            return CommandResult(out.decode("utf-8", "replace"), -9, timed_out=True)
+
+    def patch(self) -> str:
+        return working_tree_patch(self)
+
+    def close(self) -> None:
+        subprocess.run(
+            ["git", "-C", str(self.repo), "worktree", "remove", "--force", self.workdir], capture_output=True
+        )
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        subprocess.run(["git", "-C", str(self.repo), "worktree", "prune"], capture_output=True)
+
+    def __enter__(self) -> LocalWorktree:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

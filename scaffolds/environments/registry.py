@@ -1,0 +1,44 @@
+"""Environments by name, and the config that picks one: importing this never imports the docker SDK."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from repoanchor.scaffolds.environments.docker_container import BASE_IMAGE, DockerContainer
+from repoanchor.scaffolds.environments.local import Environment, LocalWorktree
+
+ENVIRONMENTS = {"local": LocalWorktree, "docker": DockerContainer}
+
+
+class EnvironmentConfig(BaseModel):
+    """Where a run's commands execute; the image and limits only matter for `docker`."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+
+    kind: Literal["local", "docker"] = "local"
+    image: str = BASE_IMAGE
+    """A local image with bash, git and coreutils; nothing is pulled."""
+    memory: str = "2g"
+    """The container's memory limit, in Docker's notation (512m, 2g)."""
+    pids: int = 512
+    """The most processes the container may hold at once."""
+
+
+def open_environment(
+    config: EnvironmentConfig,
+    repo: str | Path,
+    ref: str = "HEAD",
+    *,
+    env: dict[str, str] | None = None,
+    mounts: list[tuple[str | Path, str, str]] | None = None,
+) -> Environment:
+    """A fresh environment for one run; the caller closes it (or uses it as a context manager)."""
+    if config.kind == "local":
+        # Host paths are already visible to a local worktree, so mounts have nothing to do there.
+        return LocalWorktree(repo, ref, env=env)
+    return DockerContainer(
+        repo, ref, image=config.image, memory=config.memory, pids=config.pids, env=env, mounts=mounts
+    )

@@ -1,0 +1,1 @@
+"""The mini-swe-agent adapter and our Environment behind its environment protocol."""

@@ -1,0 +1,1 @@
+"""Models: the litellm wrapper, the scripted OpenAI-compatible server, the relay OpenCode talks to."""

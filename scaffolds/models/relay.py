@@ -1,0 +1,236 @@
+"""A loopback model relay: the agent's scaffold gets a dummy key, the relay adds the real one.
+
+OpenCode's bash tool inherits OpenCode's environment, so any key given to OpenCode is readable by the
+agent's commands. Instead OpenCode talks to `ModelRelay` on 127.0.0.1 (or a unix socket, for a container
+with no network), and the relay forwards each request to the upstream OpenAI-compatible base URL with
+`Authorization: Bearer <key>` read from a host environment variable, streaming the answer back chunk by
+chunk (server-sent events pass through as they arrive). The key is never logged or stored.
+
+The relay also observes every call (status, refused connection, timeout), so an adapter can stop a
+scaffold that keeps retrying a failing server and classify the infrastructure error.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socketserver
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from repoanchor.scaffolds.models.model import redact
+from repoanchor.scaffolds.records import InfraError
+
+# Hop-by-hop headers and the ones the relay sets itself; everything else passes through unchanged.
+DROPPED = {"connection", "keep-alive", "proxy-authorization", "proxy-connection", "te", "trailer", "upgrade"}
+DROPPED |= {"transfer-encoding", "content-length", "host", "authorization", "api-key", "x-api-key", "accept-encoding"}
+
+
+@dataclass
+class Call:
+    """One forwarded request as the relay saw it (never its headers or body)."""
+
+    path: str
+    status: int | None
+    """Upstream HTTP status; None when no response came (refused, timed out)."""
+    error: str | None = None
+    """The infrastructure error kind when the call failed, else None."""
+
+
+def classify(status: int) -> str | None:
+    """The infra error kind of an upstream status, None for success."""
+    if status < 400:
+        return None
+    if status == 429 or status >= 500:
+        return "model_server_error"
+    return "model_bad_request"
+
+
+class ModelRelay:
+    """Forwards `base_url` (127.0.0.1, and optionally `unix_socket`) to `upstream` with the real key."""
+
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        key_env: str | None = "OPENAI_API_KEY",
+        timeout: float = 120.0,
+        unix_socket: str | Path | None = None,
+    ) -> None:
+        parts = urlsplit(upstream)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"upstream must be an http(s) URL, got {upstream!r}")
+        self.origin = f"{parts.scheme}://{parts.netloc}"
+        self.prefix = parts.path.rstrip("/")
+        self._target = (parts.scheme, parts.hostname, parts.port)
+        self.key_env = key_env
+        self.timeout = timeout
+        self.calls: list[Call] = []
+        self.consecutive_failures = 0
+        self.last_error: InfraError | None = None
+        self._lock = threading.Lock()
+        handler = _handler_for(self)
+        self._servers: list[socketserver.BaseServer] = [ThreadingHTTPServer(("127.0.0.1", 0), handler)]
+        self.unix_socket = str(unix_socket) if unix_socket else None
+        if self.unix_socket:
+            Path(self.unix_socket).unlink(missing_ok=True)  # left by a run that was killed
+            unix = socketserver.ThreadingUnixStreamServer(self.unix_socket, handler)
+            Path(self.unix_socket).chmod(0o666)  # the container's non-root user connects to it
+            self._servers.append(unix)
+        for server in self._servers:
+            server.daemon_threads = True
+            # A short poll interval, so closing the relay after every run costs no half second.
+            threading.Thread(target=server.serve_forever, args=(0.05,), name="model-relay", daemon=True).start()
+
+    @property
+    def port(self) -> int:
+        return self._servers[0].server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """What the scaffold takes as its provider base URL (same path as the upstream's)."""
+        return f"http://127.0.0.1:{self.port}{self.prefix}"
+
+    @property
+    def failures(self) -> int:
+        with self._lock:
+            return sum(1 for call in self.calls if call.error)
+
+    def observe(self, path: str, status: int | None, error: InfraError | None = None) -> None:
+        with self._lock:
+            self.calls.append(Call(path, status, error.kind if error else None))
+            if error is None:
+                self.consecutive_failures = 0
+            else:
+                self.consecutive_failures += 1
+                self.last_error = error
+
+    def connect(self) -> http.client.HTTPConnection:
+        scheme, host, port = self._target
+        factory = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
+        return factory(host, port, timeout=self.timeout)
+
+    def upstream_headers(self, headers) -> dict[str, str]:
+        forwarded = {k: v for k, v in headers.items() if k.lower() not in DROPPED}
+        forwarded["Accept-Encoding"] = "identity"  # so chunks can be passed on as they arrive
+        key = os.environ.get(self.key_env) if self.key_env else None
+        if key:
+            forwarded["Authorization"] = f"Bearer {key}"
+        return forwarded
+
+    def close(self) -> None:
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
+        if self.unix_socket:
+            Path(self.unix_socket).unlink(missing_ok=True)
+
+    def __enter__(self) -> ModelRelay:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _handler_for(relay: ModelRelay) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:  # never log: nothing here may carry the key
+            pass
+
+        def do_GET(self) -> None:
+            self.forward()
+
+        def do_POST(self) -> None:
+            self.forward()
+
+        def read_body(self) -> bytes:
+            if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                body = b""
+                while size := int(self.rfile.readline().split(b";")[0], 16):
+                    body += self.rfile.read(size)
+                    self.rfile.readline()
+                self.rfile.readline()
+                return body
+            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+        def forward(self) -> None:
+            body = self.read_body() if self.command == "POST" else None
+            # The relay serves the upstream's own path (/v1/...), so the request path passes through unchanged.
+            url = f"{relay.origin}{self.path}"
+            connection = relay.connect()
+            try:
+                connection.request(self.command, self.path, body, relay.upstream_headers(self.headers))
+                response = connection.getresponse()
+            except TimeoutError:
+                self.fail(502, InfraError("model_timeout", f"{url}: no answer within {relay.timeout:g} s"))
+                return
+            except OSError as exc:
+                self.fail(502, InfraError("model_unreachable", f"{url}: {exc.strerror or exc}"))
+                return
+            try:
+                self.relay_response(url, response)
+            finally:
+                connection.close()
+
+        def relay_response(self, url: str, response: http.client.HTTPResponse) -> None:
+            self.send_response(response.status, response.reason)
+            for name, value in response.getheaders():
+                if name.lower() not in DROPPED:
+                    self.send_header(name, value)
+            length = response.getheader("Content-Length")
+            if length:
+                self.send_header("Content-Length", length)
+            else:
+                self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            # Observed before the last bytes go out, so a client that has the whole answer sees it counted.
+            head, sent, self.observed = b"", 0, False
+            try:
+                while chunk := response.read1(65536):
+                    head, sent = head if len(head) > 500 else head + chunk, sent + len(chunk)
+                    if length and sent >= int(length):
+                        self.answered(url, response.status, head)
+                    self.wfile.write(chunk if length else b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.answered(url, response.status, head)
+                if not length:
+                    self.wfile.write(b"0\r\n\r\n")
+            except TimeoutError:
+                self.close_connection = True
+                error = InfraError("model_timeout", f"{url}: the answer stalled for {relay.timeout:g} s")
+                self.answered(url, response.status, head, error)
+            except (BrokenPipeError, ConnectionResetError):  # the client went away (e.g. was stopped)
+                self.close_connection = True
+            except OSError as exc:
+                self.close_connection = True
+                error = InfraError("model_unreachable", f"{url}: connection lost mid-answer: {exc}")
+                self.answered(url, response.status, head, error)
+
+        def answered(self, url: str, status: int, head: bytes, error: InfraError | None = None) -> None:
+            if self.observed:
+                return
+            self.observed = True
+            kind = classify(status)
+            if error is None and kind:
+                text = redact(head[:500].decode("utf-8", "replace"))
+                error = InfraError(kind, f"{url} answered HTTP {status}: {text}")
+            relay.observe(self.path, status, error)
+
+        def fail(self, status: int, error: InfraError) -> None:
+            relay.observe(self.path, None, error)
+            data = json.dumps({"error": {"message": f"relay: {error.message}", "type": error.kind}}).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:
+                self.close_connection = True
+
+    return Handler

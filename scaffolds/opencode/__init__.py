@@ -1,0 +1,1 @@
+"""The OpenCode adapter: installing the binary, running its process, reading its trajectories."""

@@ -1,0 +1,239 @@
+"""Label agent steps by category and phase, following ../shared/STEPS.md.
+
+`classify(tool, command_or_input)` is pure: it looks only at the tool name and the command
+text.  Every label records the part of the command that decided it and a short rule name,
+so that any label can be explained and audited.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from repoanchor.scaffolds.steps.shell import ShellParseError, SimpleCommand, split_commands
+
+PHASE = {"search": "explore", "read": "explore", "edit": "edit", "test": "test", "other": "other"}
+# STEPS.md: a compound command takes the label of its highest-priority part.
+PRIORITY = ("edit", "test", "search", "read", "other")
+SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
+HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
+
+
+@dataclass(frozen=True)
+class Label:
+    category: str
+    phase: str
+    decided_by: str
+    rule: str
+
+
+def _base(path: str) -> str:
+    """Last path component; `/usr/bin/python3` and `./runtests.py` are named by it."""
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _label(category: str, decided_by: str, rule: str) -> Label:
+    return Label(category, PHASE[category], decided_by.strip()[:200], rule)
+
+
+OPENCODE_TOOLS = {
+    "read": "read", "grep": "search", "glob": "search", "list": "search", "ls": "search",
+    "edit": "edit", "write": "edit", "apply_patch": "edit", "patch": "edit", "multiedit": "edit",
+}  # fmt: skip
+
+SEARCH = {"ls", "find", "grep", "egrep", "fgrep", "rg", "ag", "ack", "tree", "locate", "which", "whereis", "wc"}
+READ = {"cat", "head", "tail", "less", "more", "nl", "bat", "diff", "cmp", "stat", "file", "xxd", "od", "strings"}
+EDIT = {"cp", "mv", "rm", "mkdir", "touch", "rmdir", "ln", "chmod", "patch", "truncate", "unzip", "tar"}
+TEST = {"pytest", "py.test", "tox", "nox", "make", "ninja", "cmake", "runtests.py", "runtests"}
+OTHER = {"echo", "printf", "pwd", "env", "export", "sleep", "true", "false", "cd", "source", "whoami", "date",
+         "apt-get", "apt", "conda", "yum", "uname", "id", "set", "unset", "exit", "clear", "history"}  # fmt: skip
+WRAPPERS = {"sudo", "time", "nohup", "timeout", "command", "exec", "nice", "stdbuf"}
+GIT = {
+    "status": "read", "diff": "read", "log": "read", "show": "read", "blame": "read",
+    "grep": "search", "ls-files": "search", "ls-tree": "search",
+    "apply": "edit", "checkout": "edit", "restore": "edit", "stash": "edit", "reset": "edit", "commit": "edit",
+    "add": "edit", "rm": "edit", "mv": "edit", "am": "edit", "cherry-pick": "edit", "revert": "edit",
+    "clean": "edit", "merge": "edit", "rebase": "edit", "switch": "edit",
+}  # fmt: skip
+# Scripts named like this are written to rewrite source files (e.g. `python apply_fix.py`);
+# running them changes files on disk, unlike reproduction or test scripts.
+PATCH_SCRIPT = re.compile(r"^(fix|patch|apply|insert|modify|edit|update|replace|rewrite)[_\-]")
+PY_WRITE = re.compile(
+    r"""open\([^)]*['"](?:w|a|x|r\+)b?\+?['"]|mode\s*=\s*['"][wax]|\.write_(?:text|bytes)\("""
+    r"""|(?<!stdout)(?<!stderr)\.write\(|\.writelines\(|shutil\.\w+\(|os\.(?:remove|unlink|rename|replace)\("""
+    r"""|\.unlink\(|\.rename\(|\.mkdir\(|\.touch\("""
+)
+PY_READ_SOURCE = re.compile(r"getsource\(|\.read\(\)|\.read_text\(|\.readlines\(\)|linecache\.")
+
+
+def classify(tool: str, command_or_input: str) -> Label:
+    tool = (tool or "bash").lower()
+    if tool in OPENCODE_TOOLS:
+        return _label(OPENCODE_TOOLS[tool], tool, f"tool-{tool}")
+    if tool not in ("bash", "shell", "sh"):
+        return _label("other", tool, "tool-other")
+    return classify_shell(command_or_input or "")
+
+
+def classify_shell(text: str) -> Label:
+    if any(marker in text for marker in SUBMIT_MARKERS) or text.strip() == "submit":
+        return _label("other", text.strip().splitlines()[0], "submit")
+    try:
+        commands = split_commands(text)
+    except ShellParseError:
+        return _fallback(text)
+    labels = [_command(cmd) for cmd in commands]
+    labels = [lb for lb in labels if lb is not None]
+    if not labels:
+        return _label("other", text, "empty")
+    return min(labels, key=lambda lb: PRIORITY.index(lb.category))  # first part wins ties
+
+
+def _fallback(text: str) -> Label:
+    """Unparseable shell (e.g. unbalanced quotes): scan tokens for known commands."""
+    best = _label("other", text, "unparsed-fallback")
+    if re.search(r"(?<![0-9&<>])>>?\s*(?!/dev/null|&)[\w./'\"]", text):
+        return _label("edit", ">", "unparsed-fallback")
+    for tok in re.split(r"[\s|;&()`'\"]+", text):
+        name = _base(tok)
+        cat = _table(name)
+        if cat and PRIORITY.index(cat) < PRIORITY.index(best.category):
+            best = _label(cat, tok, "unparsed-fallback")
+    return best
+
+
+def _table(name: str) -> str | None:
+    for cat, names in (("search", SEARCH), ("read", READ), ("edit", EDIT), ("test", TEST), ("other", OTHER)):
+        if name in names:
+            return cat
+    if name == "sed":
+        return "read"
+    if re.fullmatch(r"python[\d.]*|pip[\d.]*", name):
+        return "test" if name.startswith("python") else "other"
+    return None
+
+
+def _command(cmd: SimpleCommand) -> Label | None:
+    for target in cmd.writes:
+        if target not in HARMLESS_TARGETS:
+            return _label("edit", f"> {target}", "redirect-write")
+    words = list(cmd.words)
+    while words and (re.match(r"^\w+=", words[0]) or words[0] in WRAPPERS):
+        words.pop(0)
+        if words and cmd.words[0] == "timeout" and re.fullmatch(r"[\d.]+[smh]?", words[0]):
+            words.pop(0)
+    if not words or words == ["__SUBST__"]:
+        return None
+    return _words(words, cmd)
+
+
+def _words(words: list[str], cmd: SimpleCommand) -> Label:
+    name, args, text = _base(words[0]), words[1:], cmd.text
+    if name == "cd":
+        return _label("other", text, "cd")
+    if name == "git":
+        while args and args[0].startswith("-"):  # global options: -C DIR, --no-pager
+            args = args[2:] if args[0] in ("-C", "-c") else args[1:]
+        sub = args[0] if args else ""
+        if sub == "stash" and len(args) > 1 and args[1] in ("list", "show"):
+            return _label("read", text, "git-stash-view")
+        return _label(GIT.get(sub, "other"), text, f"git-{sub or 'bare'}")
+    if name in ("xargs", "find"):
+        return _find_or_xargs(name, args, cmd)
+    if name in ("sed", "perl", "awk"):
+        in_place = any(re.fullmatch(r"-[a-zA-Z]*i\S*|--in-place\S*", a) for a in args) or "inplace" in args
+        if in_place:
+            return _label("edit", text, f"{name}-in-place")
+        return _label("test" if name == "perl" and "-e" not in args else "read", text, f"{name}-print")
+    if name == "tee":
+        files = [a for a in args if not a.startswith("-") and a not in HARMLESS_TARGETS]
+        return _label("edit", text, "tee-file") if files else _label("other", text, "tee-null")
+    if re.fullmatch(r"pip[\d.]*|uv", name) or (name.startswith("python") and args[:2] == ["-m", "pip"]):
+        return _pip(args[2:] if args[:1] == ["-m"] else args, text)
+    if re.fullmatch(r"python[\d.]*|pypy3?", name):
+        return _python(args, cmd)
+    if name in ("bash", "sh", "zsh") and args[:1] == ["-c"] and len(args) > 1:
+        return classify_shell(args[1])
+    if name in ("bash", "sh") and args:
+        return _label("test", text, "shell-script")
+    if name in ("npm", "yarn", "pnpm") and args[:1] in (["test"], ["run"]):
+        return _label("test", text, "npm-test")
+    if name == "manage.py" or (args and _base(args[0]) == "manage.py"):
+        return _label("test", text, "django-manage")
+    for cat, rule in (("search", "search-command"), ("read", "read-command"), ("edit", "file-op"),
+                      ("test", "test-runner"), ("other", "environment")):  # fmt: skip
+        if _table(name) == cat:
+            return _label(cat, text, rule)
+    if "/" in words[0] or name.endswith((".py", ".sh")):  # ./runtests.py, bin/test: project code
+        return _label("test", text, "run-script")
+    return _label("other", text, "unknown-command")
+
+
+def _find_or_xargs(name: str, args: list[str], cmd: SimpleCommand) -> Label:
+    if name == "find":
+        if "-delete" in args:
+            return _label("edit", cmd.text, "find-delete")
+        if "-exec" in args or "-execdir" in args:
+            start = args.index("-exec" if "-exec" in args else "-execdir") + 1
+            inner = [a for a in args[start:] if a not in (";", "+", "\\;")]
+            if inner:
+                label = _words(inner, SimpleCommand(inner, text=cmd.text))
+                if PRIORITY.index(label.category) < PRIORITY.index("search"):
+                    return label
+        return _label("search", cmd.text, "search-command")
+    while args and args[0].startswith("-"):  # xargs options; -I/-n/-P take a value
+        args = args[2:] if args[0] in ("-I", "-n", "-P", "-d", "-L") else args[1:]
+    if not args:
+        return _label("other", cmd.text, "xargs-echo")
+    return _words(args, SimpleCommand(args, text=cmd.text))
+
+
+def _pip(args: list[str], text: str) -> Label:
+    sub = next((a for a in args if not a.startswith("-") and a != "pip"), "")
+    if sub in ("show", "list", "freeze"):
+        return _label("search", text, "pip-locate")
+    return _label("other", text, f"pip-{sub or 'bare'}")
+
+
+def _python(args: list[str], cmd: SimpleCommand) -> Label:
+    text = cmd.text
+    if any(a in ("--version", "-V", "-VV") for a in args):
+        return _label("other", text, "python-version")
+    if "-c" in args and args.index("-c") + 1 < len(args):
+        return _python_code(args[args.index("-c") + 1], text, "python-c")
+    if "-m" in args and args.index("-m") + 1 < len(args):
+        module = args[args.index("-m") + 1]
+        return _label("test", text, "python-m-test" if module in ("pytest", "unittest", "tox") else "python-m")
+    script = next((a for a in args if not a.startswith("-")), None)
+    if script is None or script == "-":
+        if cmd.heredoc:  # `python - <<EOF` runs the heredoc body
+            return _python_code(cmd.heredoc, text, "python-heredoc")
+        return _label("other", text, "python-repl")
+    if PATCH_SCRIPT.match(_base(script)):
+        return _label("edit", text, "python-patch-script")
+    return _label("test", text, "python-script")
+
+
+def _python_code(code: str, text: str, origin: str) -> Label:
+    """Python source run inline: does it write files, only print source, or run code?"""
+    write = PY_WRITE.search(code)
+    if write:
+        return _label("edit", write.group(0), f"{origin}-writes")
+    if PY_READ_SOURCE.search(code):
+        return _label("read", text, f"{origin}-prints-source")
+    if _only_version(code):
+        return _label("other", text, f"{origin}-version")
+    return _label("test", text, f"{origin}-runs-code")
+
+
+def _only_version(code: str) -> bool:
+    """True when the code only imports modules and prints version strings (an environment query)."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return False
+    prints = [s for s in body if not isinstance(s, (ast.Import, ast.ImportFrom))]
+    return bool(prints) and all(
+        isinstance(s, ast.Expr) and "version" in ast.unparse(s) and ast.unparse(s).startswith("print(") for s in prints
+    )

@@ -1,0 +1,50 @@
+"""Steps of trajectories as tidy rows: one per executed action, labelled by the STEPS.md rubric.
+
+Pure functions over files: `step_rows` reads each trajectory with `readers.read_many` (a bad
+file is reported, the others still yield rows) and classifies every action with `steps.classify`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from repoanchor.scaffolds.steps.classify import classify
+from repoanchor.scaffolds.trajectories.readers import read_many
+from repoanchor.scaffolds.trajectories.trajectory import Action, TrajectoryError
+
+COLUMNS = ("file", "step_index", "tool", "command", "category", "phase", "decided_by", "rule")
+
+
+class StepRows(NamedTuple):
+    rows: list[dict]
+    errors: list[TrajectoryError]
+
+
+def action_text(action: Action) -> str:
+    """The command of a bash action, or the tool input of a typed tool (as compact text)."""
+    if action.command is not None:
+        return action.command
+    return " ".join(f"{key}={value}" for key, value in sorted(action.tool_input.items()))
+
+
+def step_rows(paths: list[str | Path]) -> StepRows:
+    batch = read_many(paths)
+    rows = []
+    for trajectory in batch.trajectories:
+        for action in trajectory.actions:
+            text = action_text(action)
+            label = classify(action.tool, text)
+            rows.append(
+                {
+                    "file": trajectory.source_path,
+                    "step_index": action.index,
+                    "tool": action.tool,
+                    "command": text,
+                    "category": label.category,
+                    "phase": label.phase,
+                    "decided_by": label.decided_by,
+                    "rule": label.rule,
+                }
+            )
+    return StepRows(rows, list(batch.errors))

@@ -1,0 +1,1 @@
+"""Trajectories in one normalised format, and readers that detect and convert each scaffold's."""
