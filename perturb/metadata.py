@@ -11,6 +11,7 @@ from dataclasses import asdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.results import outcome_to_dict, summarize
 from repoanchor.perturb.tree import ApplyConfig, TreeReport
 
@@ -46,7 +47,4 @@ def variant_metadata(src: Path, config: ApplyConfig, report: TreeReport) -> dict
 
 def write_metadata(path: Path, metadata: dict) -> None:
     """Atomic write: a crash never leaves half a metadata file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(metadata, indent=2, sort_keys=True) + "\n")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import libcst as cst
 
@@ -98,3 +98,25 @@ def rewrite_sites(module: cst.Module, sites: Sequence[Site], ctx: Any, rewrite: 
         return apply
 
     return replace_nodes(module, {id(s.node): make(s) for s in sites}, paths)
+
+
+class SiteTransform:
+    """The shape most SPTs share: a collector finds a file's sites, one callback rewrites each.
+
+    A subclass names its `id` and `description`, sets `collector` (called with the file's context; its
+    `collect(module)` returns the sites) and `rewrite` (a `SiteRewrite`), or overrides `rewriter` when the
+    callback holds state for one file (the context's RNG, the names the file already uses)."""
+
+    family: ClassVar[str] = "spt"
+    keyword_bound: ClassVar[bool] = False
+    collector: ClassVar[Callable[[Any], SiteCollector]]
+    rewrite: ClassVar[SiteRewrite]
+
+    def candidates(self, module: cst.Module, ctx: Any) -> list[Site]:
+        return self.collector(ctx).collect(module)
+
+    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: Any) -> cst.Module:
+        return rewrite_sites(module, sites, ctx, self.rewriter(module, ctx))
+
+    def rewriter(self, module: cst.Module, ctx: Any) -> SiteRewrite:
+        return self.rewrite

@@ -29,6 +29,7 @@ from repoanchor.evals.runs.executors import Executor
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.matrix_display import Display
+from repoanchor.perturb.atomic import write_atomic
 
 RESULT = "result.json"
 UNITS = "units"
@@ -61,17 +62,7 @@ class MatrixSummary(BaseModel):
 
 def write_json_atomic(path: Path, data: object) -> None:
     """Readers see the old file or the whole new one, never a prefix, even across a kill or power loss."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=1)
-        handle.flush()
-        os.fsync(handle.fileno())
-    temporary.replace(path)
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:  # the rename itself is durable only once the directory is synced
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+    write_atomic(path, json.dumps(data, indent=1), durable=True)
 
 
 def read_result(path: Path) -> dict | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, TASKS_FILE
+from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.metadata import tool_version
 
 FORMAT = "repoanchor.suite/1"
@@ -32,13 +33,6 @@ VISIBLE_FIELDS = ("repo", "problem_statement", "hints_text", "created_at", "vers
 def safe_name(task_id: str) -> str:
     """A task id usable as one folder name."""
     return re.sub(r"[^\w.-]", "_", task_id)
-
-
-def write_atomic(path: Path, data: str | bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data.encode() if isinstance(data, str) else data)
-    tmp.replace(path)
 
 
 def remove_stale_temporaries(folder: Path) -> list[Path]:

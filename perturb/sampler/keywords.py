@@ -15,13 +15,13 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.sampler.keywords_offline import is_method_name, offline_keywords
 
 CACHE_FORMAT = "repoanchor.keywords-cache/1"
@@ -183,17 +183,7 @@ def _read_cache(path: Path) -> dict | None:
 
 
 def _write_cache(path: Path, data: dict) -> None:
-    """Write to a temporary file in the same folder, then rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, sort_keys=True, ensure_ascii=False)
-            handle.write("\n")
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def _describe(exc: Exception) -> str:

@@ -8,12 +8,13 @@ always stays first: moved into a wrapper it would no longer be the ``__doc__``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import ClassVar
 
 import libcst as cst
 import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import SiteCollector
+from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
 from repoanchor.perturb.transform_checks import block_line_counts, docstring_count
 
 FUTURE_IMPORT = m.SimpleStatementLine([m.ZeroOrMore(), m.ImportFrom(module=m.Name("__future__")), m.ZeroOrMore()])
@@ -47,6 +48,17 @@ class BlockCollector(SiteCollector):
             self.ctx.skip("future import: nothing may precede it", self.label(node))
         else:
             self.add(node)
+
+
+class BlockTransform(SiteTransform):
+    """A block SPT: its sites are indented blocks of `lines` (fewest, most) lines, and `wraps` says the block
+    is wrapped (its docstring stays outside) rather than given a statement at its top."""
+
+    lines: ClassVar[tuple[int, int]] = (5, 100)
+    wraps: ClassVar[bool] = True
+
+    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
+        return BlockCollector(ctx, module, lines=self.lines, wraps=self.wraps).collect(module)
 
 
 def wrap_after_docstring(

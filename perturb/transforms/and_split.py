@@ -22,13 +22,11 @@ Refused (reported):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
 from repoanchor.perturb.transform_checks import scope_declaration_in, spaced
 
 AND_TEST = m.BooleanOperation(operator=m.And())
@@ -95,14 +93,8 @@ def _split(site: Site, original: cst.CSTNode, updated: cst.If) -> cst.If:
     )
 
 
-class AndSplit:
+class AndSplit(SiteTransform):
     id = "and-split"
-    family = "spt"
     description = "Split `if L and R:` into nested ifs, duplicating the else branch into both."
-    keyword_bound = False
-
-    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return _Collector(ctx).collect(module)
-
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, _split)
+    collector = _Collector
+    rewrite = staticmethod(_split)

@@ -7,13 +7,11 @@ operands swaps their evaluation order, so a call on either side is refused.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
 
 MIRROR = {
     cst.LessThan: cst.GreaterThan,
@@ -64,14 +62,8 @@ def _swap(site: Site, original: cst.Comparison, updated: cst.Comparison) -> cst.
     )
 
 
-class ComparisonSwap:
+class ComparisonSwap(SiteTransform):
     id = "comparison-swap"
-    family = "spt"
     description = "Mirror a single <, >, <=, >= comparison: a < b becomes b > a."
-    keyword_bound = False
-
-    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return _Collector(ctx).collect(module)
-
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, _swap)
+    collector = _Collector
+    rewrite = staticmethod(_swap)

@@ -27,18 +27,15 @@ import is only valid at the top of a module; the check is defensive).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
 import libcst as cst
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
-from repoanchor.perturb.sites import Site, rewrite_sites
+from repoanchor.perturb.sites import Site, SiteRewrite
 from repoanchor.perturb.transform_checks import docstring_count
-from repoanchor.perturb.transforms._blocks import BlockCollector
+from repoanchor.perturb.transforms._blocks import BlockTransform
 from repoanchor.perturb.transforms._predicates import opaque
-
-MIN_LINES, MAX_LINES = 1, 100
 
 
 def _dead_statement(rng: random.Random, taken: set[str]) -> cst.If:
@@ -71,14 +68,11 @@ def _inserter(ctx: FileContext):
     return insert
 
 
-class DeadCode:
+class DeadCode(BlockTransform):
     id = "dead-code"
-    family = "spt"
     description = "Insert an assignment guarded by an always-false opaque predicate at the top of a block."
-    keyword_bound = False
+    lines = (1, 100)
+    wraps = False
 
-    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return BlockCollector(ctx, module, lines=(MIN_LINES, MAX_LINES), wraps=False).collect(module)
-
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, _inserter(ctx))
+    def rewriter(self, module: cst.Module, ctx: FileContext) -> SiteRewrite:
+        return _inserter(ctx)

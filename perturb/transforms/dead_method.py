@@ -30,7 +30,6 @@ import keyword
 import sys
 import types
 import unicodedata
-from collections.abc import Sequence
 from functools import partial
 
 import libcst as cst
@@ -38,7 +37,7 @@ import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import identifiers_in
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTransform
 from repoanchor.perturb.transform_checks import bound_names, dotted_name, import_origins, stdlib_object
 from repoanchor.perturb.walk import walk
 
@@ -234,9 +233,8 @@ def _append(ctx: FileContext, site: Site, original: cst.ClassDef, updated: cst.C
     return updated.with_changes(body=body.with_changes(body=[*body.body, method]))
 
 
-class DeadMethod:
+class DeadMethod(SiteTransform):
     id = "dead-method"
-    family = "spt"
     description = "Append an uncalled method named after the keyword, with a dead body, to a class."
     keyword_bound = True
 
@@ -250,5 +248,5 @@ class DeadMethod:
             return []
         return _Collector(module, ctx, words).collect(module)
 
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, partial(_append, ctx))
+    def rewriter(self, module: cst.Module, ctx: FileContext) -> SiteRewrite:
+        return partial(_append, ctx)

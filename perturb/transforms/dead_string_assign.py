@@ -25,13 +25,13 @@ following digit as octal), and non-ASCII characters escaped when the file is not
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import libcst as cst
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTransform
 from repoanchor.perturb.transform_checks import introspection_in, is_docstring
 
 TERMINAL = (cst.Return, cst.Raise, cst.Break, cst.Continue)
@@ -141,14 +141,11 @@ class _Inserter:
         return cst.FlattenSentinel([cst.SimpleStatementLine([self._assign()]), updated])
 
 
-class DeadStringAssign:
+class DeadStringAssign(SiteTransform):
     id = "dead-string-assign"
-    family = "spt"
     description = 'Insert an unused `name = "<keyword>"` assignment before a statement in a function.'
     keyword_bound = True
+    collector = _Collector
 
-    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return _Collector(ctx).collect(module)
-
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, _Inserter(ctx, module.encoding))
+    def rewriter(self, module: cst.Module, ctx: FileContext) -> SiteRewrite:
+        return _Inserter(ctx, module.encoding)

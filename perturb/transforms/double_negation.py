@@ -22,13 +22,11 @@ Refused (reported):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
 from repoanchor.perturb.transform_checks import negated, spaced
 
 NUMBER = m.OneOf(m.Integer(), m.Float(), m.Imaginary())
@@ -83,14 +81,8 @@ def _double(site: Site, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTN
     )
 
 
-class DoubleNegation:
+class DoubleNegation(SiteTransform):
     id = "double-negation"
-    family = "spt"
     description = "Wrap an if/elif/while/conditional-expression/assert test in `not not`."
-    keyword_bound = False
-
-    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return _Collector(ctx).collect(module)
-
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, _double)
+    collector = _Collector
+    rewrite = staticmethod(_double)

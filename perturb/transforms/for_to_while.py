@@ -45,7 +45,7 @@ import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTransform
 from repoanchor.perturb.transform_checks import introspection_in, unless_rebound
 from repoanchor.perturb.walk import walk
 
@@ -233,14 +233,13 @@ class _Rewrite:
         return cst.FlattenSentinel(new)
 
 
-class ForToWhile:
+class ForToWhile(SiteTransform):
     id = "for-to-while"
-    family = "spt"
     description = "Rewrite a for loop (with its else) as a while True loop over iter()/next()."
-    keyword_bound = False
+    collector = _Collector
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return unless_rebound(module, ctx, _Collector(ctx).collect(module), BUILTINS)
+        return unless_rebound(module, ctx, super().candidates(module, ctx), BUILTINS)
 
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, _Rewrite(ctx))
+    def rewriter(self, module: cst.Module, ctx: FileContext) -> SiteRewrite:
+        return _Rewrite(ctx)

@@ -27,13 +27,12 @@ the other block.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 import libcst as cst
 import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
 from repoanchor.perturb.transform_checks import negated, spaced
 
 NO_COVER = re.compile(r"#\s*pragma[:\s]?\s*no\s*cover", re.IGNORECASE)
@@ -112,14 +111,8 @@ def _swap(site: Site, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNod
     return _swap_if(updated) if isinstance(updated, cst.If) else _swap_ifexp(updated)
 
 
-class IfElseSwap:
+class IfElseSwap(SiteTransform):
     id = "if-else-swap"
-    family = "spt"
     description = "Negate an if/else (or conditional expression) test and swap its two branches."
-    keyword_bound = False
-
-    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return _Collector(ctx).collect(module)
-
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, _swap)
+    collector = _Collector
+    rewrite = staticmethod(_swap)

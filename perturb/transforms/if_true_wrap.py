@@ -20,16 +20,12 @@ Refused, and reported:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, rewrite_sites
-from repoanchor.perturb.transforms._blocks import BlockCollector, wrap_after_docstring
+from repoanchor.perturb.sites import Site, SiteRewrite
+from repoanchor.perturb.transforms._blocks import BlockTransform, wrap_after_docstring
 from repoanchor.perturb.transforms._predicates import opaque
-
-MIN_LINES, MAX_LINES = 5, 100
 
 
 def _wrapper(ctx: FileContext):
@@ -41,14 +37,9 @@ def _wrapper(ctx: FileContext):
     return wrap
 
 
-class IfTrueWrap:
+class IfTrueWrap(BlockTransform):
     id = "if-true-wrap"
-    family = "spt"
     description = "Wrap a 5-100 line block (after its docstring) in an if on an always-true opaque predicate."
-    keyword_bound = False
 
-    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return BlockCollector(ctx, module, lines=(MIN_LINES, MAX_LINES), wraps=True).collect(module)
-
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, _wrapper(ctx))
+    def rewriter(self, module: cst.Module, ctx: FileContext) -> SiteRewrite:
+        return _wrapper(ctx)

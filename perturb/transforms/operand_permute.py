@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import libcst as cst
 from astroid import bases, inference_tip, util
@@ -36,7 +36,7 @@ from astroid.manager import AstroidManager
 from astroid.transforms import TransformVisitor
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
 from repoanchor.perturb.transform_checks import node_spans
 
 SWAPPABLE = {cst.Add: "+", cst.Multiply: "*", cst.BitAnd: "&", cst.BitOr: "|", cst.BitXor: "^"}
@@ -233,18 +233,15 @@ def _swap(site: Site, original: cst.BinaryOperation, updated: cst.BinaryOperatio
     return updated.with_changes(left=updated.right, right=moved)
 
 
-class OperandPermute:
+class OperandPermute(SiteTransform):
     id = "operand-permute"
-    family = "spt"
     description = "Swap the operands of + * & | ^ when astroid proves both are plain builtin numbers."
-    keyword_bound = False
+    collector = _Collector
+    rewrite = staticmethod(_swap)
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        sites = _Collector(ctx).collect(module)
+        sites = super().candidates(module, ctx)
         try:
             return _typed(module, ctx, sites) if sites else []
         finally:
             _invalidate_cache()  # astroid's global inference cache would keep every file's tree alive
-
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, _swap)

@@ -27,16 +27,12 @@ Refused, and reported:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, rewrite_sites
+from repoanchor.perturb.sites import Site
 from repoanchor.perturb.transform_checks import unless_rebound
-from repoanchor.perturb.transforms._blocks import BlockCollector, wrap_after_docstring
-
-MIN_LINES, MAX_LINES = 5, 100
+from repoanchor.perturb.transforms._blocks import BlockTransform, wrap_after_docstring
 
 
 def _wrap(site: Site, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
@@ -44,15 +40,10 @@ def _wrap(site: Site, original: cst.IndentedBlock, updated: cst.IndentedBlock) -
     return wrap_after_docstring(updated, lambda inner, lines: cst.Try(inner, handlers=[reraise], leading_lines=lines))
 
 
-class TryReraiseWrap:
+class TryReraiseWrap(BlockTransform):
     id = "try-reraise-wrap"
-    family = "spt"
     description = "Wrap a 5-100 line block (after its docstring) in try/except Exception: raise."
-    keyword_bound = False
+    rewrite = staticmethod(_wrap)
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        sites = BlockCollector(ctx, module, lines=(MIN_LINES, MAX_LINES), wraps=True).collect(module)
-        return unless_rebound(module, ctx, sites, ("Exception",))
-
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, _wrap)
+        return unless_rebound(module, ctx, super().candidates(module, ctx), ("Exception",))

@@ -37,12 +37,10 @@ Refused (reported):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
 from repoanchor.perturb.transform_checks import scope_declaration_in
 from repoanchor.perturb.walk import walk
 
@@ -134,14 +132,8 @@ def _unroll(site: Site, original: cst.CSTNode, updated: cst.While) -> cst.While:
     return updated.with_changes(body=_unrolled_body(updated.body, inner))
 
 
-class WhileUnroll:
+class WhileUnroll(SiteTransform):
     id = "while-unroll"
-    family = "spt"
     description = "Peel the first iteration of a while loop into a nested copy of the loop (else kept)."
-    keyword_bound = False
-
-    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return _Collector(ctx).collect(module)
-
-    def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
-        return rewrite_sites(module, sites, ctx, _unroll)
+    collector = _Collector
+    rewrite = staticmethod(_unroll)

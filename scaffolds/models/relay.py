@@ -18,10 +18,11 @@ import os
 import socketserver
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from repoanchor.scaffolds.models.loopback import loopback_http, serve, shut
 from repoanchor.scaffolds.models.model import redact
 from repoanchor.scaffolds.records import InfraError
 
@@ -74,17 +75,14 @@ class ModelRelay:
         self.last_error: InfraError | None = None
         self._lock = threading.Lock()
         handler = _handler_for(self)
-        self._servers: list[socketserver.BaseServer] = [ThreadingHTTPServer(("127.0.0.1", 0), handler)]
+        self._servers: list[socketserver.BaseServer] = [loopback_http(handler)]
         self.unix_socket = str(unix_socket) if unix_socket else None
         if self.unix_socket:
             Path(self.unix_socket).unlink(missing_ok=True)  # left by a run that was killed
             unix = socketserver.ThreadingUnixStreamServer(self.unix_socket, handler)
             Path(self.unix_socket).chmod(0o666)  # the container's non-root user connects to it
             self._servers.append(unix)
-        for server in self._servers:
-            server.daemon_threads = True
-            # A short poll interval, so closing the relay after every run costs no half second.
-            threading.Thread(target=server.serve_forever, args=(0.05,), name="model-relay", daemon=True).start()
+        self._threads = serve(self._servers, "model-relay")
 
     @property
     def port(self) -> int:
@@ -123,9 +121,7 @@ class ModelRelay:
         return forwarded
 
     def close(self) -> None:
-        for server in self._servers:
-            server.shutdown()
-            server.server_close()
+        shut(self._servers, self._threads)
         if self.unix_socket:
             Path(self.unix_socket).unlink(missing_ok=True)
 

@@ -19,7 +19,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from repoanchor.scaffolds.models.loopback import loopback_http, serve, shut
 
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODEL_PATHS = ("/v1/models", "/models")
@@ -67,12 +69,8 @@ class ScriptedServer:
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
         self.push(*replies)
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=lambda: self._httpd.serve_forever(poll_interval=0.05), name="scripted-server", daemon=True
-        )
-        self._thread.start()
+        self._httpd = loopback_http(_handler_for(self))
+        self._threads = serve([self._httpd], "scripted-server")
 
     @property
     def port(self) -> int:
@@ -97,9 +95,7 @@ class ScriptedServer:
             self._replies.extend(Reply(r) if isinstance(r, str) else r for r in replies)
 
     def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        shut([self._httpd], self._threads)
 
     def __enter__(self) -> ScriptedServer:
         return self

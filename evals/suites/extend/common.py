@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
+from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.files import copy_source_tree
 from repoanchor.perturb.validation.testrun import InfrastructureError, run_tests
 
@@ -197,10 +198,7 @@ def exact_difference(expected: object, actual: object, where: str = "$") -> str 
 
 
 def write_json(path: Path, data: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def read_json(path: Path) -> dict:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import math
 import random
-import traceback
 from collections import defaultdict
 from pathlib import PurePosixPath
 from typing import ClassVar
 
 import libcst as cst
 
-from repoanchor.perturb.engine import run_with_big_stack
+from repoanchor.perturb.mirage.base import ModuleByModule
 from repoanchor.perturb.mirage.constants.context import words_of
 from repoanchor.perturb.mirage.constants.loader import decode_resource, encode_resource, insertion_index
 from repoanchor.perturb.mirage.constants.names import binding_name
@@ -28,7 +27,6 @@ from repoanchor.perturb.mirage.constants.pool import ResourcePool
 from repoanchor.perturb.mirage.constants.rewrite import Target, externalize
 from repoanchor.perturb.mirage.constants.scan import Scan, scan_module
 from repoanchor.perturb.naming import identifiers_in
-from repoanchor.perturb.results import Failed
 from repoanchor.perturb.sourcefile import SourceError, decode_source
 from repoanchor.perturb.treectx import TreeContext
 
@@ -57,23 +55,18 @@ LOADER_IMPORTS = ("json", "os", "pathlib")
 VERSION_STEMS = {"_version", "__version__", "version", "__about__", "_about", "about"}
 
 
-class ConstantExternalization:
+class ConstantExternalization(ModuleByModule):
     id: ClassVar[str] = "constant-externalization"
-    family: ClassVar[str] = "repomirage"
     description: ClassVar[str] = "move literal constants to JSON resources loaded at import, under plausible keys"
-    keyword_bound: ClassVar[bool] = False
-    scope: ClassVar[str] = "tree"
 
-    def apply_tree(self, ctx: TreeContext, modules: list[str]) -> None:
+    def prepare(self, ctx: TreeContext, modules: list[str]) -> tuple[bool, int, ResourcePool]:
         keep_trivial = _keep_trivial(ctx.options)
         base = ctx.rng.getrandbits(64)  # per-module RNGs: one module's draws never shift another's
-        pool = ResourcePool(ctx, base, modules)
-        for rel in modules:
-            rng = random.Random(f"{base}|{rel}")
-            try:  # LibCST recurses deeply on real code (see perturb.engine): parse and walk on a big stack
-                run_with_big_stack(self._apply_module, ctx, pool, rng, rel, keep_trivial)
-            except Exception:  # a bug outside the transaction: recorded, and the tree goes on
-                ctx.outcomes.append(Failed(self.id, rel, traceback.format_exc(limit=8)))
+        return keep_trivial, base, ResourcePool(ctx, base, modules)
+
+    def apply_module(self, ctx: TreeContext, rel: str, state: tuple[bool, int, ResourcePool]) -> None:
+        keep_trivial, base, pool = state
+        self._apply_module(ctx, pool, random.Random(f"{base}|{rel}"), rel, keep_trivial)
 
     def _apply_module(self, ctx: TreeContext, pool: ResourcePool, rng: random.Random, rel: str, keep_trivial: bool):
         parsed = _parse(ctx, rel)

@@ -12,17 +12,16 @@ proxies may live and which modules are refused: `perturb.mirage.proxy_policy`; w
 
 from __future__ import annotations
 
-import traceback
 from typing import ClassVar
 
 import libcst as cst
 
-from repoanchor.perturb.engine import run_with_big_stack, select_sites
+from repoanchor.perturb.engine import select_sites
+from repoanchor.perturb.mirage.base import ModuleByModule
 from repoanchor.perturb.mirage.proxy.chain import leaf_source, link_source, plan, split_rewrite, target_statements
 from repoanchor.perturb.mirage.proxy.policy import Placement, Refusal, placement
 from repoanchor.perturb.mirage.proxy.scan import has_relative_import, scan
 from repoanchor.perturb.naming import identifiers_in
-from repoanchor.perturb.results import Failed
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.sourcefile import SourceError, decode_source
 from repoanchor.perturb.treectx import TreeContext
@@ -32,21 +31,15 @@ DEFAULTS = {"depth": 4, "fanout": 2}
 _EMPTY = cst.Module(body=[])
 
 
-class ProxyImports:
+class ProxyImports(ModuleByModule):
     id: ClassVar[str] = "proxy-imports"
-    family: ClassVar[str] = "repomirage"
     description: ClassVar[str] = "route imports through chains of proxy modules (same names, same objects)"
-    keyword_bound: ClassVar[bool] = False
-    scope: ClassVar[str] = "tree"
 
-    def apply_tree(self, ctx: TreeContext, modules: list[str]) -> None:
-        depth, fanout = options(ctx.options)
-        for rel in modules:
-            # LibCST recurses deeply on real code (see perturb.engine); parse and walk on a big stack.
-            try:
-                run_with_big_stack(_rewrite_module, ctx, rel, depth, fanout)
-            except Exception:  # a bug outside the transaction: recorded, and the tree goes on
-                ctx.outcomes.append(Failed(self.id, rel, traceback.format_exc(limit=8)))
+    def prepare(self, ctx: TreeContext, modules: list[str]) -> tuple[int, int]:
+        return options(ctx.options)
+
+    def apply_module(self, ctx: TreeContext, rel: str, state: tuple[int, int]) -> None:
+        _rewrite_module(ctx, rel, *state)
 
 
 def options(raw: dict) -> tuple[int, int]:
