@@ -1,6 +1,6 @@
 """Stage 1 may write INSTRUCTION.md and nothing else: find every other change and revert it.
 
-Works through `Environment.execute`, so the same code guards a local worktree and a container. Changes
+Works through `Environment.execute`, so the same code guards a local checkout and a container. Changes
 are everything `git status` reports against the base commit (edits, deletions, new files, ignored
 files excluded) except INSTRUCTION.md; each is recorded as a violation and restored to the base commit.
 """

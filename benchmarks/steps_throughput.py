@@ -4,7 +4,7 @@
    classified by the STEPS.md rubric (reading and classifying timed separately), repeated `--rounds` times.
 2. Adapter overhead per step: the same scripted turns (N bash commands, then submit) served by the scripted
    server to (a) a bare mini-swe-agent DefaultAgent + LocalEnvironment on a plain copy of the repository
-   and (b) our adapter (LocalWorktree, trajectory normalisation, patch, records). Both use the real
+   and (b) our adapter (LocalCheckout, trajectory normalisation, patch, records). Both use the real
    litellm client over HTTP; the ratio is (b)/(a) wall time, the overhead is their difference per step.
 
     python benchmarks/steps_throughput.py [--rounds 3] [--turns 30] [--repeats 3]
@@ -93,14 +93,14 @@ def bare_run(repo: Path, base_url: str, scratch: Path) -> float:
 
 
 def adapter_run(repo: Path, base_url: str, scratch: Path, run_index: int) -> float:
-    from repoanchor.scaffolds.environments.local import LocalWorktree
+    from repoanchor.scaffolds.environments.local import LocalCheckout
     from repoanchor.scaffolds.mini.adapter import MiniSweAgent
     from repoanchor.scaffolds.models.model import ModelConfig
     from repoanchor.scaffolds.records import Limits
 
     model = ModelConfig(model="openai/scripted", api_base=base_url)
     t0 = time.perf_counter()
-    with LocalWorktree(repo) as env:
+    with LocalCheckout(repo) as env:
         record = MiniSweAgent().run("Fix add().", env, model, Limits(), scratch / f"adapter-{run_index}")
     elapsed = time.perf_counter() - t0
     assert record.exit_status == "Submitted", record

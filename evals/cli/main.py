@@ -64,7 +64,10 @@ def run(
     hints: Annotated[str, typer.Option(help="Hint variant: none or structural.")] = "none",
     hints_file: Annotated[Path | None, typer.Option(help="A user hint template (jinja2), instead of --hints.")] = None,
     env: Annotated[
-        str, typer.Option("--env", help="local (a git worktree) or docker (a network-less container).")
+        str,
+        typer.Option(
+            "--env", help="local (a standalone checkout; trusted policies only) or docker (a network-less container)."
+        ),
     ] = "local",
     image: Annotated[str | None, typer.Option(help="Docker image for --env docker.")] = None,
     out: Annotated[Path, typer.Option(help="Run folder (created).")] = Path("runs/single"),

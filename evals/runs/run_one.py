@@ -1,6 +1,6 @@
 """One task, one scaffold, one model: a plain run or the two-stage RepoAnchor run, into one folder.
 
-The library behind `repoanchor run`. The environment (a worktree or a container of the task's repository
+The library behind `repoanchor run`. The environment (a standalone checkout or a container of the task's repository
 at its base commit) is created here and removed afterwards; the run folder keeps run.json (or
 anchored.json), the trajectories, the prompt text actually sent, and the patch as `patch.diff`.
 """

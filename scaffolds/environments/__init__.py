@@ -1,1 +1,1 @@
-"""Where agent commands run: the Environment protocol, a local worktree, a network-less container."""
+"""Where agent commands run: the Environment protocol, a standalone local checkout, a network-less container."""

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from repoanchor.scaffolds.environments.local import QUIET_TOOLS, git, working_tree_patch
+from repoanchor.scaffolds.environments.local import QUIET_TOOLS, checkout_at, git, working_tree_patch
 from repoanchor.scaffolds.models.model import SECRET_NAME
 from repoanchor.scaffolds.records import CommandResult, InfraError
 
@@ -63,16 +63,6 @@ def connect() -> DockerClient:
         host = os.environ.get("DOCKER_HOST", "the default socket")
         raise InfraError("engine_unavailable", f"no Docker engine at {host} ({error}); {ENGINE_HINT}") from error
     return client
-
-
-def checkout_at(repo: Path, base: str, scratch: Path) -> Path:
-    """A fresh repository holding `base` and its ancestors only: no other refs, remotes, hooks or config."""
-    clone = scratch / "repo"
-    git(scratch, "init", "--quiet", str(clone))
-    git(clone, "fetch", "--quiet", "--no-tags", str(repo), base)
-    git(clone, "checkout", "--quiet", "--detach", base)
-    (clone / ".git" / "FETCH_HEAD").unlink(missing_ok=True)  # it names the host path
-    return clone
 
 
 def owned_by_agent(info: tarfile.TarInfo) -> tarfile.TarInfo:

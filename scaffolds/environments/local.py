@@ -1,8 +1,10 @@
 """Where an agent's commands run: a throwaway copy of the task repository, never the original.
 
-`local` checks the repository out into a temporary git worktree and runs commands there with a scrubbed
-environment (no API keys, a private HOME and TMPDIR); `docker` (docker_container.py) copies it into a
-network-less container. Both are context managers that remove everything they created on exit, and both
+`local` makes a standalone repository in a temporary folder (the base commit and its ancestors fetched into a
+fresh `git init`: no pointer back to the source, no objects an earlier run left, no remote or config of the
+source) and runs commands there with a scrubbed environment (no API keys, a private HOME and TMPDIR); it still
+shares the host's filesystem, so it is for trusted policies. `docker` (docker_container.py) copies the same
+checkout into a network-less container. Both are context managers that remove everything they created on exit, and both
 compute the patch the same way: the diff of the working tree, untracked files included, against the
 commit the run started from.
 """
@@ -28,7 +30,7 @@ QUIET_TOOLS = {
     "LESS": "-R",
     "PIP_PROGRESS_BAR": "off",
     "TQDM_DISABLE": "1",
-    "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ litter in the worktree
+    "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ litter in the checkout
 }
 # Build and cache litter an agent's commands can leave behind; never part of a patch.
 PATCH_EXCLUDE_PATHSPECS = (
@@ -86,8 +88,22 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout
 
 
-class LocalWorktree:
-    """A detached git worktree of `repo` at `ref` in a temporary folder, removed on close."""
+def checkout_at(repo: Path, base: str, scratch: Path) -> Path:
+    """A fresh repository holding `base` and its ancestors only: no other refs, remotes, hooks or config.
+
+    A fetch, not a worktree or a local clone: a worktree's `.git` file names the source (two folders from
+    a suite's ground truth) and shares its object store, so one run's blobs reach the next; a local clone
+    hard-links every object, unreachable ones included."""
+    clone = scratch / "repo"
+    git(scratch, "init", "--quiet", str(clone))
+    git(clone, "fetch", "--quiet", "--no-tags", str(repo), base)
+    git(clone, "checkout", "--quiet", "--detach", base)
+    (clone / ".git" / "FETCH_HEAD").unlink(missing_ok=True)  # it names the host path
+    return clone
+
+
+class LocalCheckout:
+    """A standalone checkout of `repo` at `ref` (see `checkout_at`) in a temporary folder, removed on close."""
 
     name = "local"
 
@@ -103,7 +119,7 @@ class LocalWorktree:
         try:
             (self.scratch / "home" / "tmp").mkdir(parents=True)
             self.env = command_environment(self.scratch / "home", env)
-            git(self.repo, "worktree", "add", "--detach", "--quiet", self.workdir, self.base)
+            checkout_at(self.repo, self.base, self.scratch)
         except BaseException:  # a half-built environment must not leave its folder behind
             self.close()
             raise
@@ -130,13 +146,9 @@ class LocalWorktree:
         return working_tree_patch(self)
 
     def close(self) -> None:
-        subprocess.run(
-            ["git", "-C", str(self.repo), "worktree", "remove", "--force", self.workdir], capture_output=True
-        )
         shutil.rmtree(self.scratch, ignore_errors=True)
-        subprocess.run(["git", "-C", str(self.repo), "worktree", "prune"], capture_output=True)
 
-    def __enter__(self) -> LocalWorktree:
+    def __enter__(self) -> LocalCheckout:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -8,9 +8,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from repoanchor.scaffolds.environments.docker_container import BASE_IMAGE, DockerContainer
-from repoanchor.scaffolds.environments.local import Environment, LocalWorktree
+from repoanchor.scaffolds.environments.local import Environment, LocalCheckout
 
-ENVIRONMENTS = {"local": LocalWorktree, "docker": DockerContainer}
+ENVIRONMENTS = {"local": LocalCheckout, "docker": DockerContainer}
 
 
 class EnvironmentConfig(BaseModel):
@@ -37,8 +37,8 @@ def open_environment(
 ) -> Environment:
     """A fresh environment for one run; the caller closes it (or uses it as a context manager)."""
     if config.kind == "local":
-        # Host paths are already visible to a local worktree, so mounts have nothing to do there.
-        return LocalWorktree(repo, ref, env=env)
+        # Host paths are already visible to a local checkout, so mounts have nothing to do there.
+        return LocalCheckout(repo, ref, env=env)
     return DockerContainer(
         repo, ref, image=config.image, memory=config.memory, pids=config.pids, env=env, mounts=mounts
     )

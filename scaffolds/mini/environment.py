@@ -1,7 +1,7 @@
 """`MiniEnvironment`: one of our `Environment`s behind mini-swe-agent's environment protocol.
 
 mini-swe-agent's agent calls `execute(action)`, `get_template_vars()` and `serialize()`. Commands go to our
-environment (worktree or container) with the run's command timeout, and the submit protocol is mini's own:
+environment (local checkout or container) with the run's command timeout, and the submit protocol is mini's own:
 a command whose output starts with the marker line and exits 0 ends the run with `Submitted`.
 """
 

@@ -2,7 +2,7 @@
 
 OpenCode runs as its own binary with an isolated home and no network of its own: its one provider is the
 model relay (relay.py) on 127.0.0.1, which holds the real key, so neither OpenCode nor the agent's commands
-(which inherit OpenCode's environment) ever see it. Locally OpenCode runs on the host in the worktree; in
+(which inherit OpenCode's environment) ever see it. Locally OpenCode runs on the host in the checkout; in
 `docker` it runs inside the run's container, so its tools execute there (see process.py).
 
 The adapter enforces the limits OpenCode lacks, reading the JSON events as they stream:

@@ -6,12 +6,12 @@ import subprocess
 from pathlib import Path
 
 from repoanchor.anchor.guard import changed_paths, revert_violations
-from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.environments.local import LocalCheckout
 from tests.support.bug_repo import make_bug_repo
 
 
 def test_no_changes_and_instruction_only_are_not_violations(tmp_path: Path):
-    with LocalWorktree(make_bug_repo(tmp_path)) as env:
+    with LocalCheckout(make_bug_repo(tmp_path)) as env:
         assert revert_violations(env, env.base) == []
         env.execute("echo '## Plan' > INSTRUCTION.md")
         assert revert_violations(env, env.base) == []
@@ -20,7 +20,7 @@ def test_no_changes_and_instruction_only_are_not_violations(tmp_path: Path):
 
 def test_edits_deletions_renames_new_and_staged_files_are_reverted(tmp_path: Path):
     repo = make_bug_repo(tmp_path)
-    with LocalWorktree(repo) as env:
+    with LocalCheckout(repo) as env:
         work = Path(env.workdir)
         env.execute(
             "echo notes > INSTRUCTION.md; sed -i 's/a - b/a + b/' calc.py; git mv test_calc.py test_moved.py;"

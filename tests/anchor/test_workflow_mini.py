@@ -10,7 +10,7 @@ import pytest
 
 from repoanchor.anchor.cache import InstructionCache
 from repoanchor.anchor.workflow import run_anchored
-from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.environments.local import LocalCheckout
 from repoanchor.scaffolds.mini.adapter import MiniSweAgent
 from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
@@ -29,7 +29,7 @@ def api_key(monkeypatch) -> None:
 
 def anchored(server, repo: Path, out: Path, limits: Limits | None = None, **kwargs):
     model = ModelConfig(model="openai/scripted", api_base=server.base_url, max_retries=0, timeout=5)
-    with LocalWorktree(repo) as env:
+    with LocalCheckout(repo) as env:
         return run_anchored(MiniSweAgent(), ISSUE, env, model, limits or Limits(), out, **kwargs)
 
 
@@ -116,7 +116,7 @@ def test_a_stage1_cost_limit_is_recorded_as_a_limit(tmp_path: Path):
     model = ModelConfig(
         model="openai/scripted", api_base="", max_retries=0, timeout=5, price_per_million=(1000.0, 1000.0)
     )
-    with ScriptedServer(turns("ls", "ls", "ls")) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(turns("ls", "ls", "ls")) as server, LocalCheckout(repo) as env:
         model = model.model_copy(update={"api_base": server.base_url})
         result = run_anchored(MiniSweAgent(), ISSUE, env, model, Limits(cost=0.02), tmp_path / "out")
     assert result.anchor_status == "stage1_limits"

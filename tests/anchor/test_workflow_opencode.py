@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from repoanchor.anchor.workflow import run_anchored
-from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.environments.local import LocalCheckout
 from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 from repoanchor.scaffolds.opencode.adapter import OpenCode
@@ -35,7 +35,7 @@ def sent(server, start: int = 0) -> list[str]:
 
 def test_opencode_stage1_writes_the_map_its_stray_edit_is_reverted_and_stage2_solves(tmp_path: Path):
     repo = make_bug_repo(tmp_path)
-    with ScriptedServer() as server, LocalWorktree(repo) as env:
+    with ScriptedServer() as server, LocalCheckout(repo) as env:
         calc, instruction = f"{env.workdir}/calc.py", f"{env.workdir}/INSTRUCTION.md"
         server.push(
             Reply("Mapping.", [tool_call("write", {"filePath": instruction, "content": INSTRUCTION_TEXT}, 1)]),

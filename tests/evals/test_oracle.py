@@ -11,7 +11,7 @@ import pytest
 from repoanchor import prompts
 from repoanchor.anchor.workflow import run_anchored
 from repoanchor.evals.demo.oracle import ORACLE_MODEL, OraclePolicy, Truth, patched_files
-from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.environments.local import LocalCheckout
 from repoanchor.scaffolds.mini.adapter import MiniSweAgent
 from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.models.scripted_server import ScriptedServer
@@ -47,7 +47,7 @@ def oracle_for(repo: Path) -> OraclePolicy:
 
 @pytest.mark.parametrize("scaffold", [MiniSweAgent, OpenCode], ids=["mini", "opencode"])
 def test_the_oracle_fixes_the_bug_through_each_scaffold(repo: Path, tmp_path: Path, scaffold):
-    with ScriptedServer(responder=oracle_for(repo)) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(responder=oracle_for(repo)) as server, LocalCheckout(repo) as env:
         model = ModelConfig(model=ORACLE_MODEL, api_base=server.base_url, max_retries=0)
         prompt = prompts.render("task", task=ISSUE, hints="", workdir=env.workdir)
         record = scaffold().run(prompt, env, model, Limits(steps=10), tmp_path / "out")
@@ -57,7 +57,7 @@ def test_the_oracle_fixes_the_bug_through_each_scaffold(repo: Path, tmp_path: Pa
 
 
 def test_the_oracle_writes_the_map_in_stage1_and_solves_in_stage2(repo: Path, tmp_path: Path):
-    with ScriptedServer(responder=oracle_for(repo)) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(responder=oracle_for(repo)) as server, LocalCheckout(repo) as env:
         model = ModelConfig(model=ORACLE_MODEL, api_base=server.base_url, max_retries=0)
         result = run_anchored(MiniSweAgent(), ISSUE, env, model, Limits(steps=10), tmp_path / "out")
     assert result.anchor_status == "ok"
@@ -67,7 +67,7 @@ def test_the_oracle_writes_the_map_in_stage1_and_solves_in_stage2(repo: Path, tm
 
 
 def test_an_unknown_repository_gets_no_fix(repo: Path, tmp_path: Path):
-    with ScriptedServer(responder=OraclePolicy({})) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(responder=OraclePolicy({})) as server, LocalCheckout(repo) as env:
         model = ModelConfig(model=ORACLE_MODEL, api_base=server.base_url, max_retries=0)
         record = MiniSweAgent().run("Fix it.", env, model, Limits(steps=10), tmp_path / "out")
     assert record.exit_status == "Submitted"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from repoanchor import prompts
-from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.environments.local import LocalCheckout
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_environment
 from repoanchor.scaffolds.mini.adapter import MiniSweAgent
 from repoanchor.scaffolds.models.model import ModelConfig
@@ -103,14 +103,14 @@ def test_fixes_the_bug_end_to_end_and_records_everything(api_key, repo, tmp_path
 
 def test_the_task_reaches_the_model_verbatim_braces_included(api_key, repo, tmp_path):
     task = "Fix {{ add }} and {% raw %} in {x}\n"
-    with ScriptedServer(turns(SUBMIT)) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(turns(SUBMIT)) as server, LocalCheckout(repo) as env:
         config = ModelConfig(model="openai/scripted", api_base=server.base_url)
         MiniSweAgent().run(task, env, config, Limits(), tmp_path)
     assert server.requests[0].body["messages"][1]["content"] == task
 
 
 def test_step_limit(api_key, repo, tmp_path):
-    with ScriptedServer(turns("ls", "ls", "ls", "ls")) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(turns("ls", "ls", "ls", "ls")) as server, LocalCheckout(repo) as env:
         record = run_mini(env, server.base_url, tmp_path, Limits(steps=2))
     assert (record.exit_status, record.steps, server.pending) == ("LimitsExceeded", 2, 2)
     assert record.infra_error is None
@@ -119,7 +119,7 @@ def test_step_limit(api_key, repo, tmp_path):
 def test_cost_limit_with_a_configured_price(api_key, repo, tmp_path):
     # 10 prompt + 5 completion tokens per scripted call at $1000 per million: $0.015 a call.
     model = f"openai/priced-{uuid.uuid4().hex[:8]}"  # litellm's registry is process-wide: a fresh name
-    with ScriptedServer(turns("ls", "ls", "ls", "ls")) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(turns("ls", "ls", "ls", "ls")) as server, LocalCheckout(repo) as env:
         config = ModelConfig(model=model, api_base=server.base_url, price_per_million=(1000.0, 1000.0))
         record = MiniSweAgent().run(ISSUE, env, config, Limits(cost=0.02), tmp_path)
     assert (record.exit_status, record.steps) == ("LimitsExceeded", 2)
@@ -129,7 +129,7 @@ def test_cost_limit_with_a_configured_price(api_key, repo, tmp_path):
 
 def test_a_price_configured_for_one_run_does_not_price_the_next(api_key, repo, tmp_path):
     model = f"openai/priced-{uuid.uuid4().hex[:8]}"
-    with ScriptedServer(turns("ls", SUBMIT, "ls", SUBMIT)) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(turns("ls", SUBMIT, "ls", SUBMIT)) as server, LocalCheckout(repo) as env:
         priced = ModelConfig(model=model, api_base=server.base_url, price_per_million=(1000.0, 1000.0))
         first = MiniSweAgent().run(ISSUE, env, priced, Limits(), tmp_path / "first")
         second = MiniSweAgent().run(
@@ -143,7 +143,7 @@ def test_wall_time_limit(api_key, repo, tmp_path):
     # Each reply takes 4 s, so the first step ends past the 3 s limit, and the limit (checked before every model
     # call) stops the run before a second one. mini's clock starts in-process just before its first call, so
     # a loaded machine only makes the step later, not the count different.
-    with ScriptedServer(turns("ls", "ls", "ls", delay=4)) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(turns("ls", "ls", "ls", delay=4)) as server, LocalCheckout(repo) as env:
         record = run_mini(env, server.base_url, tmp_path, Limits(wall_seconds=3))
     assert record.exit_status in ("LimitsExceeded", "TimeExceeded")
     assert (record.steps, record.infra_error) == (1, None)
@@ -152,24 +152,24 @@ def test_wall_time_limit(api_key, repo, tmp_path):
 
 
 def test_replies_without_a_tool_call_end_in_repeated_format_errors(api_key, repo, tmp_path):
-    with ScriptedServer([Reply("I think the bug is in add().")] * 3) as server, LocalWorktree(repo) as env:
+    with ScriptedServer([Reply("I think the bug is in add().")] * 3) as server, LocalCheckout(repo) as env:
         record = run_mini(env, server.base_url, tmp_path)
     assert (record.exit_status, record.steps, record.infra_error) == ("RepeatedFormatError", 3, None)
     assert trajectory.load(tmp_path / "trajectory.json").format_errors == 3
 
 
 def test_a_patch_the_environment_cannot_take_is_recorded_and_the_ending_kept(api_key, repo, tmp_path):
-    # The agent deletes the worktree's git link, so the environment cannot diff: recorded, not raised.
-    with ScriptedServer(turns(FIX_SED, "rm .git", SUBMIT)) as server, LocalWorktree(repo) as env:
+    # The agent deletes the checkout's repository, so the environment cannot diff: recorded, not raised.
+    with ScriptedServer(turns(FIX_SED, "rm -rf .git", SUBMIT)) as server, LocalCheckout(repo) as env:
         record = run_mini(env, server.base_url, tmp_path)
     assert (record.exit_status, record.infra_error, record.patch) == ("Submitted", "environment_patch", "")
     assert "git diff failed" in record.infra_message
-    assert len(git_out(repo, "worktree", "list").splitlines()) == 1  # and the worktree is still cleaned up
+    assert not Path(env.workdir).exists()  # and the checkout is still cleaned up
     assert RunRecord.model_validate_json((tmp_path / "run.json").read_text()) == record
 
 
 def test_a_command_timeout_is_shown_to_the_agent(api_key, repo, tmp_path):
-    with ScriptedServer(turns("sleep 30", SUBMIT)) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(turns("sleep 30", SUBMIT)) as server, LocalCheckout(repo) as env:
         started = time.monotonic()
         record = run_mini(env, server.base_url, tmp_path, Limits(command_timeout=1))
     # well under the 30 s the command takes unkilled; the rest is margin for a loaded machine
@@ -190,7 +190,7 @@ def test_a_command_timeout_is_shown_to_the_agent(api_key, repo, tmp_path):
     ids=["server-error", "hang", "bad-request"],
 )
 def test_model_failures_are_infrastructure_errors(api_key, repo, tmp_path, replies, model, kind, words):
-    with ScriptedServer(replies) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(replies) as server, LocalCheckout(repo) as env:
         started = time.monotonic()
         record = run_mini(env, server.base_url, tmp_path, **model)
     # One request proves no client retries and the kind proves the 1 s timeout fired (the hang answers
@@ -204,7 +204,7 @@ def test_model_failures_are_infrastructure_errors(api_key, repo, tmp_path, repli
 
 
 def test_an_unreachable_server_is_an_infrastructure_error(api_key, repo, tmp_path):
-    with LocalWorktree(repo) as env:
+    with LocalCheckout(repo) as env:
         started = time.monotonic()
         record = run_mini(env, f"http://127.0.0.1:{free_port()}/v1", tmp_path, **FAST)
     assert time.monotonic() - started < 20  # the client's default retries back off for minutes; margin for load
@@ -215,7 +215,7 @@ def test_an_unreachable_server_is_an_infrastructure_error(api_key, repo, tmp_pat
 
 def test_the_api_key_is_used_but_never_recorded_nor_shown_to_the_agent(api_key, repo, tmp_path):
     out = tmp_path / "out"
-    with ScriptedServer(turns("env", "echo key=$OPENAI_API_KEY", SUBMIT)) as server, LocalWorktree(repo) as env:
+    with ScriptedServer(turns("env", "echo key=$OPENAI_API_KEY", SUBMIT)) as server, LocalCheckout(repo) as env:
         record = run_mini(env, server.base_url, out)
         written = [path for root in (out, env.scratch) for path in root.rglob("*") if path.is_file()]
         leaks = [path for path in written if api_key.encode() in path.read_bytes()]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from repoanchor import prompts
-from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.environments.local import LocalCheckout
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_environment
 from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
@@ -147,7 +147,7 @@ def test_fixes_the_bug_end_to_end_without_exposing_the_key(api_key, repo, tmp_pa
 def test_step_limit_and_the_command_timeout(api_key, repo, tmp_path):
     out = tmp_path / "out"
     replies = [bash(0, "echo before; sleep 6; echo too-late"), *(bash(i, f"echo {i}") for i in range(1, 6))]
-    with LocalWorktree(repo) as env, ScriptedServer(replies) as server:
+    with LocalCheckout(repo) as env, ScriptedServer(replies) as server:
         record = run(env, server.base_url, out, Limits(steps=2, command_timeout=1.5))
     assert record.exit_status == "LimitsExceeded"
     assert record.steps == 2
@@ -163,7 +163,7 @@ def test_step_limit_and_the_command_timeout(api_key, repo, tmp_path):
 
 def test_cost_limit(api_key, repo, tmp_path):
     out = tmp_path / "out"
-    with LocalWorktree(repo) as env, ScriptedServer([bash(i, f"echo {i}") for i in range(6)]) as server:
+    with LocalCheckout(repo) as env, ScriptedServer([bash(i, f"echo {i}") for i in range(6)]) as server:
         record = run(env, server.base_url, out, Limits(cost=0.025), price_per_million=PRICE)
     assert record.exit_status == "LimitsExceeded"
     assert record.steps == 2
@@ -214,7 +214,7 @@ def test_server_errors_end_the_run_fast_as_an_infrastructure_error(api_key, repo
 
 
 def test_a_hanging_server_times_out(api_key, repo, tmp_path):
-    with LocalWorktree(repo) as env, ScriptedServer([Reply("late", delay=30)] * 3) as server:
+    with LocalCheckout(repo) as env, ScriptedServer([Reply("late", delay=30)] * 3) as server:
         record = run(env, server.base_url, tmp_path / "out", timeout=1.5)
     assert time.monotonic() - server.requests[0].received < FAST
     assert (record.exit_status, record.infra_error) == (None, "model_timeout")
@@ -224,7 +224,7 @@ def test_a_hanging_server_times_out(api_key, repo, tmp_path):
 
 def test_a_server_that_is_down_is_unreachable(api_key, repo, tmp_path):
     started = time.monotonic()
-    with LocalWorktree(repo) as env:
+    with LocalCheckout(repo) as env:
         record = run(env, f"http://127.0.0.1:{free_port()}/v1", tmp_path / "out")
     assert time.monotonic() - started < FAST
     assert (record.exit_status, record.infra_error) == (None, "model_unreachable")
@@ -234,7 +234,7 @@ def test_a_server_that_is_down_is_unreachable(api_key, repo, tmp_path):
 def test_an_error_event_ends_the_run_at_once(api_key, repo, tmp_path):
     # A context overflow is not retried: OpenCode reports it as an `error` event straight away.
     overflow = {"error": {"message": "context_length_exceeded: too long", "type": "invalid_request_error"}}
-    with LocalWorktree(repo) as env, ScriptedServer([Reply(status=400, body=overflow)] * 3) as server:
+    with LocalCheckout(repo) as env, ScriptedServer([Reply(status=400, body=overflow)] * 3) as server:
         record = run(env, server.base_url, tmp_path / "out")
     assert time.monotonic() - server.requests[0].received < FAST
     assert (record.exit_status, record.infra_error) == (None, "model_bad_request")
@@ -245,7 +245,7 @@ def test_an_error_event_ends_the_run_at_once(api_key, repo, tmp_path):
 
 def test_opencode_failing_by_itself_is_an_infrastructure_error(api_key, repo, tmp_path, monkeypatch):
     monkeypatch.setenv("REPOANCHOR_OPENCODE", "/bin/false")
-    with LocalWorktree(repo) as env:
+    with LocalCheckout(repo) as env:
         record = run(env, "http://127.0.0.1:9/v1", tmp_path / "out")
     assert (record.exit_status, record.infra_error) == (None, "opencode_failed")
     assert record.infra_message == "OpenCode exited 1: no output on stderr"
@@ -254,7 +254,7 @@ def test_opencode_failing_by_itself_is_an_infrastructure_error(api_key, repo, tm
 def test_a_missing_binary_is_an_infrastructure_error(api_key, repo, tmp_path, monkeypatch):
     monkeypatch.setenv("REPOANCHOR_OPENCODE", "/nonexistent/opencode")
     out = tmp_path / "out"
-    with LocalWorktree(repo) as env:
+    with LocalCheckout(repo) as env:
         record = run(env, "http://127.0.0.1:9/v1", out)
     assert (record.exit_status, record.infra_error) == (None, "missing_binary")
     assert "REPOANCHOR_OPENCODE=/nonexistent/opencode" in record.infra_message

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from repoanchor.scaffolds.environments.docker_container import DockerContainer, leftover_containers
-from repoanchor.scaffolds.environments.local import LocalWorktree
+from repoanchor.scaffolds.environments.local import LocalCheckout
 from repoanchor.scaffolds.environments.registry import ENVIRONMENTS, EnvironmentConfig, open_environment
 from repoanchor.scaffolds.records import InfraError
 from tests.support.bug_repo import FIX_SED, make_bug_repo
@@ -88,11 +88,15 @@ def test_bytecode_and_test_caches_never_enter_the_patch(environment) -> None:
 
 def test_original_repository_is_untouched(kind: str, repo: Path) -> None:
     head = git_out(repo, "rev-parse", "HEAD")
+    objects = git_out(repo, "count-objects", "-v")
     with open_environment(EnvironmentConfig(kind=kind), repo) as env:
-        env.execute(FIX_SED + " && echo x > extra.txt && git add -A")
+        env.execute(
+            FIX_SED + " && echo x > extra.txt && git add -A && git -c user.email=a@b -c user.name=a commit -qm x"
+        )
     assert git_out(repo, "status", "--porcelain") == ""
     assert git_out(repo, "rev-parse", "HEAD") == head
     assert git_out(repo, "worktree", "list", "--porcelain").count("worktree ") == 1
+    assert git_out(repo, "count-objects", "-v") == objects  # the run's blobs and commit stayed in its own store
 
 
 def test_secrets_in_the_host_environment_do_not_reach_commands(environment, monkeypatch) -> None:
@@ -107,14 +111,14 @@ def test_secrets_in_the_host_environment_do_not_reach_commands(environment, monk
 def test_secret_looking_extra_variables_are_refused(kind: str, repo: Path) -> None:
     if kind == "local":
         with pytest.raises(ValueError, match="GITHUB_TOKEN"):
-            LocalWorktree(repo, env={"GITHUB_TOKEN": "x"})
+            LocalCheckout(repo, env={"GITHUB_TOKEN": "x"})
     else:
         with pytest.raises(ValueError, match="GITHUB_TOKEN"):
             DockerContainer(repo, env={"GITHUB_TOKEN": "x"})
 
 
-def test_local_close_removes_the_worktree(repo: Path) -> None:
-    env = LocalWorktree(repo)
+def test_local_close_removes_the_checkout(repo: Path) -> None:
+    env = LocalCheckout(repo)
     env.close()
     assert not Path(env.workdir).exists()
 
@@ -188,12 +192,12 @@ def test_unreachable_engine_is_an_infra_error(repo: Path, monkeypatch) -> None:
 
 
 def test_registry_and_config(repo: Path) -> None:
-    assert ENVIRONMENTS == {"local": LocalWorktree, "docker": DockerContainer}
+    assert ENVIRONMENTS == {"local": LocalCheckout, "docker": DockerContainer}
     assert EnvironmentConfig().kind == "local"
     with pytest.raises(ValueError, match="kind"):
         EnvironmentConfig(kind="podman")
     with open_environment(EnvironmentConfig(), repo) as env:
-        assert isinstance(env, LocalWorktree)
+        assert isinstance(env, LocalCheckout)
 
 
 def test_the_registry_does_not_import_docker() -> None:
