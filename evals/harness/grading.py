@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from contextlib import nullcontext
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 
 from repoanchor.evals.harness import eval_script, instance_env
 from repoanchor.evals.harness.instance_env import EnvSpec
-from repoanchor.evals.harness.venv_build import command_env, locked
+from repoanchor.evals.harness.venv_build import locked, venv_variables
 from repoanchor.evals.harness.verdict import (
     Grade,
     RunStatus,
@@ -29,6 +30,7 @@ from repoanchor.evals.harness.verdict import (
     outcomes_from_log,
     patched_files,
 )
+from repoanchor.perturb.validation.isolation import offline_command, untrusted_env
 
 __all__ = [
     "Grade", "RunStatus", "TestGroup", "TestRun", "apply_patch", "grade", "grade_run", "outcomes_from_log",
@@ -63,22 +65,26 @@ def reset_test_files(workdir: Path, row: dict[str, Any]) -> None:
             (workdir / name).unlink(missing_ok=True)  # created by the test patch; a stale copy blocks it
 
 
-def run_command(script: str, workdir: Path, env: EnvSpec, timeout: float) -> tuple[bool, str]:
-    """Run `script` in bash; (timed out, output). The whole process group is killed on timeout."""
-    proc = subprocess.Popen(
-        ["bash", "-c", script],
-        cwd=workdir,
-        env=command_env(env.venv),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        return False, proc.communicate(timeout=timeout)[0]
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        return True, proc.communicate()[0]
+def run_command(script: str, workdir: Path, env: EnvSpec, timeout: float, *, offline: bool = False) -> tuple[bool, str]:
+    """Run `script` in bash as untrusted code (it runs the candidate's patch): the variable allow-list and a
+    private HOME (see perturb.validation.isolation), without network when `offline`; (timed out, output).
+    The whole process group is killed on timeout."""
+    argv, note = offline_command(script) if offline else (["bash", "-c", script], "")
+    with tempfile.TemporaryDirectory(prefix="repoanchor-grade-home-") as home:
+        proc = subprocess.Popen(
+            argv,
+            cwd=workdir,
+            env=untrusted_env(Path(home), venv_variables(env.venv)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            return False, note + proc.communicate(timeout=timeout)[0]
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            return True, note + proc.communicate()[0]
 
 
 def run_pre_install(workdir: Path, env: EnvSpec) -> str:
@@ -120,10 +126,15 @@ def run_tests(workdir: Path, row: dict[str, Any], patch: str, env: EnvSpec, time
     log += test_log
     if code != 0:
         return done("test_patch_apply_failed", f"{log}\n{eval_script.PATCH_APPLY_FAILED}\n")
-    script = eval_script.wrap_command(eval_script.command_for(row, workdir.resolve()), env.install)
+    script = eval_script.wrap_command(eval_script.command_for(row, workdir.resolve()), None)
     # The venv is shared by every work folder of this repo/version; its install must not change mid-run.
     with locked(Path(env.venv)) if env.venv else nullcontext():
-        timed_out, output = run_command(script, workdir, env, timeout)
+        # The install may fetch build dependencies, so it keeps the network (never a key); the tests, where a
+        # candidate's conftest.py runs, do not get it. A failed install still lets the tests run and show it.
+        timed_out, output = run_command(env.install, workdir, env, timeout) if env.install else (False, "")
+        if not timed_out:
+            timed_out, tests = run_command(script, workdir, env, timeout - (time.monotonic() - started), offline=True)
+            output += tests
     if timed_out:
         return done("timeout", f"{log}{output}\n{eval_script.TESTS_TIMED_OUT}\n")
     return done("completed", log + output)

@@ -64,14 +64,19 @@ _DROPPED = ("PYTHONPATH", "PYTHONHOME", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "VIR
 
 
 def command_env(venv: Path | str | None) -> dict[str, str]:
-    """The environment for setup and test commands: the venv (or this interpreter) first on PATH."""
+    """The environment for building a venv (trusted code at the base commit; pip may need the host's index
+    settings): the host's variables, the venv (or this interpreter) first on PATH."""
     env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
-    bin_dir = Path(venv) / "bin" if venv else Path(sys.executable).parent
-    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    env.update(venv_variables(venv))
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # keeps __pycache__ out of the checkout that gets diffed
-    if venv:
-        env["VIRTUAL_ENV"] = str(venv)
     return env
+
+
+def venv_variables(venv: Path | str | None) -> dict[str, str]:
+    """PATH with the venv's (or this interpreter's) bin first, and VIRTUAL_ENV when there is a venv."""
+    bin_dir = Path(venv) / "bin" if venv else Path(sys.executable).parent
+    found = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return {**found, "VIRTUAL_ENV": str(venv)} if venv else found
 
 
 @contextmanager

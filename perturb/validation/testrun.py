@@ -18,6 +18,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from repoanchor.perturb.validation.isolation import offline_command, untrusted_env
+
 # When one test id appears in several <testcase> elements (pytest writes a second one for a
 # teardown error), the worst outcome wins so that no failure is ever hidden by a pass.
 SEVERITY = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
@@ -103,15 +105,14 @@ def _pytest_isolation(test_cmd: str, tree: Path | None) -> str:
     return f" -c /dev/null --rootdir={quoted} --confcutdir={quoted}"
 
 
-def _env(tree: Path, env_extra: dict[str, str] | None) -> dict[str, str]:
-    """Environment that imports the tree's code first and writes no bytecode into it."""
-    env = {**os.environ, **(env_extra or {})}
+def _env(tree: Path, home: Path, env_extra: dict[str, str] | None) -> dict[str, str]:
+    """Untrusted code's environment (see isolation.py) that imports the tree's code first and writes no
+    bytecode into it; `env_extra` on top (its PYTHONPATH after the tree's)."""
+    extra = dict(env_extra or {})
     paths = [str(tree)] + ([str(tree / "src")] if (tree / "src").is_dir() else [])
-    if env.get("PYTHONPATH"):
-        paths.append(env["PYTHONPATH"])
-    env["PYTHONPATH"] = os.pathsep.join(paths)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
+    if extra.get("PYTHONPATH"):
+        paths.append(extra["PYTHONPATH"])
+    return untrusted_env(home, {**extra, "PYTHONPATH": os.pathsep.join(paths)})
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -131,11 +132,13 @@ def run_tests(tree: Path, test_cmd: str, *, timeout: float, env_extra: dict[str,
     with tempfile.TemporaryDirectory(prefix="repoanchor-tests-") as tmp:
         junit, out, err = Path(tmp) / "junit.xml", Path(tmp) / "stdout", Path(tmp) / "stderr"
         command = junit_command(test_cmd, junit, tree)
+        argv, note = offline_command(command)
         start = time.monotonic()
         with out.open("wb") as stdout, err.open("wb") as stderr:
+            stderr.write(note.encode())
             io = {"stdin": subprocess.DEVNULL, "stdout": stdout, "stderr": stderr}
-            env = _env(tree, env_extra)
-            proc = subprocess.Popen(command, shell=True, cwd=tree, env=env, start_new_session=True, **io)
+            env = _env(tree, Path(tmp) / "home", env_extra)
+            proc = subprocess.Popen(argv, cwd=tree, env=env, start_new_session=True, **io)
             try:
                 code = proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -278,3 +279,89 @@ def test_image_provider_runs_the_fixture_in_a_container(docker_engine, tmp_path)
         assert grading.run_tests(tmp_path / "unused", row, NOT_APPLYING, env).status == "patch_apply_failed"
     finally:
         docker_engine.images.remove(image, force=True)
+
+
+CANARY_CONFTEST = """\
+import os
+import socket
+
+FOUND = ["CANARY-ENV " + repr(sorted(os.environ.items()))]
+_probe = socket.socket()
+_probe.settimeout(3)
+try:
+    _probe.connect(("{host}", {port}))
+    FOUND.append("CANARY-CONNECTED")
+except OSError as error:
+    FOUND.append("CANARY-BLOCKED " + repr(error))
+
+
+def pytest_terminal_summary(terminalreporter):
+    for line in FOUND:
+        terminalreporter.write_line(line)
+"""
+"""Collection output is captured: the findings go into the log through the terminal summary instead."""
+
+
+class Listener:
+    """A TCP listener on the host that counts whoever connects."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        import socket
+        import threading
+
+        self.server = socket.create_server((host, 0))
+        self.server.settimeout(0.2)
+        self.port, self.connections, self._open = self.server.getsockname()[1], 0, True
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while self._open:
+            try:
+                self.server.accept()[0].close()
+                self.connections += 1
+            except TimeoutError:
+                continue
+
+    def close(self) -> None:
+        self._open = False
+        self.thread.join(timeout=5)
+        self.server.close()
+
+
+def canary_patch(row: dict, host: str, port: int) -> str:
+    """The gold patch plus a new conftest.py that prints the environment and tries to connect out."""
+    lines = CANARY_CONFTEST.format(host=host, port=port).splitlines()
+    added = "".join(f"+{line}\n" for line in lines)
+    conftest = "diff --git a/conftest.py b/conftest.py\nnew file mode 100644\n--- /dev/null\n+++ b/conftest.py\n"
+    return row["patch"] + conftest + f"@@ -0,0 +1,{len(lines)} @@\n" + added
+
+
+@pytest.mark.parametrize("provider", ["local", "image"])
+def test_a_candidates_conftest_sees_no_key_and_reaches_no_one(provider, fixture, tmp_path, monkeypatch, request):
+    """A candidate patch's conftest.py runs when the tests are collected: it must find no key in its environment
+    and no way out (the host's loopback services included), with either provider; the grade still holds."""
+    key = f"sk-canary-{uuid.uuid4().hex}"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    rows, envs = fixture
+    row = rows["fixture__ledger-2"]
+    listener = Listener()
+    try:
+        if provider == "local":
+            workdir, env = envs["fixture__ledger-2"]
+            result = grading.run_tests(workdir, row, canary_patch(row, "127.0.0.1", listener.port), env)
+        else:
+            client = request.getfixturevalue("docker_engine")
+            image = fixture_image(client, envs["fixture__ledger-2"][0].parent / "ledger")
+            try:
+                env = instance_env.prepare(row, "image", tmp_path / "unused", image=image)
+                result = grading.run_tests(tmp_path / "unused", row, canary_patch(row, "127.0.0.1", listener.port), env)
+            finally:
+                client.images.remove(image, force=True)
+    finally:
+        listener.close()
+    assert "CANARY-BLOCKED" in result.log, result.log[-3000:]  # the conftest ran, and its connect failed
+    assert listener.connections == 0
+    assert key not in result.log
+    assert "OPENAI_API_KEY" not in result.log
+    assert grading.grade(row, result.outcomes, result.status).resolved, result.log[-3000:]
