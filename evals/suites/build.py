@@ -24,19 +24,12 @@ from pathlib import Path
 
 from repoanchor.evals.harness.datasets import load_dataset
 from repoanchor.evals.harness.failpoints import failpoint
-from repoanchor.evals.suites.export import (
-    dumps,
-    jsonl,
-    manifest,
-    rejection,
-    remove_stale_temporaries,
-    safe_name,
-    write_atomic,
-)
+from repoanchor.evals.suites.export import dumps, jsonl, manifest, rejection, remove_stale_temporaries, safe_name
 from repoanchor.evals.suites.instance import Work, prepare
 from repoanchor.evals.suites.kinds import BUILDERS, Kind, SuiteConfig
 from repoanchor.evals.suites.pool import run_parallel
 from repoanchor.evals.suites.remap import Rejected
+from repoanchor.perturb.atomic import write_atomic
 
 SEED_DERIVATION = (
     "instance: int(sha256('repoanchor.suite/1|<seed>|<kind>|<instance_id>')[:8]) >> 1; "

@@ -21,16 +21,7 @@ from repoanchor.evals.harness import instance_env
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.grading import patched_files
 from repoanchor.evals.harness.instance_env import EnvSpec
-from repoanchor.evals.suites.export import (
-    TRUTH_FORMAT,
-    dumps,
-    grading_row,
-    rejection,
-    safe_name,
-    scrub,
-    task_row,
-    write_atomic,
-)
+from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, grading_row, rejection, safe_name, scrub, task_row
 from repoanchor.evals.suites.remap import (
     Rejected,
     decoys,
@@ -48,6 +39,7 @@ from repoanchor.evals.suites.validate import (
     module_names,
     validate_task,
 )
+from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.files import source_files
 from repoanchor.perturb.metadata import variant_metadata
 from repoanchor.perturb.tree import ApplyConfig

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from repoanchor.evals.harness.datasets import load_dataset
 from repoanchor.evals.harness.instance_env import source_repo
-from repoanchor.evals.suites.export import dumps, grading_row, jsonl, safe_name, task_row, tree_id, write_atomic
+from repoanchor.evals.suites.export import dumps, grading_row, jsonl, safe_name, task_row, tree_id
+from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.variant_git import init_single_commit, tracked_files
 
 

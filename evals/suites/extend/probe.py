@@ -74,11 +74,10 @@ def identity(obj, root):
     return {"kind": "value", "type": f"{type(obj).__module__}.{type(obj).__qualname__}", "repr": canonical(obj)[:300]}
 
 
-def origins(obj, root):
-    """The project files that define `obj` or whose module globals hold it itself: where a forwarded
-    name really comes from, re-exports followed (`from pkg import __version__` binds the very string
-    a generated `_version.py` made)."""
-    found = identity(obj, root)
+def origins(obj, found, root):
+    """The project files that define `obj` (its `identity`, `found`) or whose module globals hold it itself:
+    where a forwarded name really comes from, re-exports followed (`from pkg import __version__` binds the
+    very string a generated `_version.py` made)."""
     files = set(found.get("files", [])) | {found.get("file")}
     for module in list(sys.modules.values()):
         path = rel(getattr(module, "__file__", None), root)
@@ -129,7 +128,7 @@ def probe_proxy(spec, root):
             actual = run_statement(f"from {chain['head']} import {', '.join(chain['names'])}", chain["entry"], "")
             for name in chain["names"]:
                 entry["identities"][name] = identity(actual[name], root)
-                entry["origins"][name] = origins(actual[name], root)
+                entry["origins"][name] = origins(actual[name], entry["identities"][name], root)
                 entry["same_object"][name] = actual[name] is expected[name]
         except BaseException:
             entry["error"] = error()
