@@ -40,11 +40,14 @@ PATCH_EXCLUDE_PATHSPECS = (
 )
 PATCH_EXCLUDES = "' '".join(PATCH_EXCLUDE_PATHSPECS)  # quoted one by one in PATCH_SCRIPT
 # `git add -A` into a private index, so the diff includes new files without touching the agent's index.
+# The copy keeps the index's mtime (cp -p): git tells a "racily clean" entry (a same-size edit in the second
+# the index was written) by comparing it with that mtime; a fresh copy's new mtime hid such edits.
 PATCH_SCRIPT = (
-    'index="$(git rev-parse --absolute-git-dir)/repoanchor-patch-index"; rm -f "$index"; '
-    'cp "$(git rev-parse --absolute-git-dir)/index" "$index" 2>/dev/null; export GIT_INDEX_FILE="$index"; '
-    f"git -c core.fileMode=false add -A -- . '{PATCH_EXCLUDES}' >/dev/null 2>&1; "
-    'git -c core.fileMode=false diff --cached --binary {base}; status=$?; rm -f "$index"; exit $status'
+    'index="$(git rev-parse --absolute-git-dir)/repoanchor-patch-index"; rm -f "$index" "$index.err"; '
+    'cp -p "$(git rev-parse --absolute-git-dir)/index" "$index" 2>/dev/null; export GIT_INDEX_FILE="$index"; '
+    f"if ! git -c core.fileMode=false add -A -- . '{PATCH_EXCLUDES}' >/dev/null 2>\"$index.err\"; then "
+    'cat "$index.err"; rm -f "$index" "$index.err"; exit 1; fi; '
+    'git -c core.fileMode=false diff --cached --binary {base}; status=$?; rm -f "$index" "$index.err"; exit $status'
 )
 
 

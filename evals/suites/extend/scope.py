@@ -46,7 +46,7 @@ def worktree_diff(worktree: Path, base: str, *diff_args: str, pathspecs: Iterabl
     with tempfile.TemporaryDirectory(prefix="repoanchor-scope-") as tmp:
         private = {**env, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
         if real_index.is_file():  # its stat cache spares re-hashing every file; what it stages is replaced
-            shutil.copyfile(real_index, private["GIT_INDEX_FILE"])
+            shutil.copy2(real_index, private["GIT_INDEX_FILE"])  # with its mtime, by which git spots racy entries
         _git(worktree, private, "add", "--all", "--", ".", *pathspecs)
         return _git(worktree, private, "diff", "--cached", "--no-renames", *diff_args, base)
 
