@@ -22,10 +22,10 @@ ALLOWED = {
     "perturb": set(),
     "evals": {"prompts", "scaffolds", "anchor", "perturb"},
 }
-# Inside evals, rooms stack the same way: the harness (datasets, tasks, environments, grading), suites built
-# on it, runs (matrix, executors, grading of finished runs), analysis over their records, then the demo and
-# the one command line on top.
-EVALS_LAYERS = ("harness", "suites", "runs", "analysis", "demo", "cli")
+# Inside evals, rooms stack the same way: the harness (datasets, tasks, environments, grading), the
+# environment images built for it, suites built on it, runs (matrix, executors, grading of finished runs),
+# analysis over their records, then the demo and the one command line on top.
+EVALS_LAYERS = ("harness", "images", "suites", "runs", "analysis", "demo", "cli")
 
 
 def module_name(path: Path) -> str:

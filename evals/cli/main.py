@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from repoanchor.evals.cli.eval_matrix import eval_command
+from repoanchor.evals.cli.images import app as images_app
 from repoanchor.evals.cli.perturb import app as perturb_app
 from repoanchor.evals.cli.suite import app as suite_app
 
@@ -18,6 +19,7 @@ app = typer.Typer(
 )
 app.add_typer(perturb_app, name="perturb")
 app.add_typer(suite_app, name="suite")
+app.add_typer(images_app, name="images")
 app.command("eval")(eval_command)
 
 
@@ -119,6 +121,14 @@ def run(
 def grade(
     config: Annotated[Path, typer.Argument(help="The matrix YAML the runs were made with.")],
     redo: Annotated[bool, typer.Option("--redo", help="Grade again even where grade.json exists.")] = False,
+    provider: Annotated[
+        str,
+        typer.Option(
+            help="Where grades run: image (a network-less container of the task's environment image, see "
+            "`repoanchor images build`), local (on the host, no network, no host variables) or auto (image "
+            "where one is built, else local with a warning). Each grade.json records which."
+        ),
+    ] = "auto",
 ) -> None:
     """Grade a run matrix from its files: each finished unit's patch against its suite's ground truth.
 
@@ -135,7 +145,7 @@ def grade(
     except MatrixConfigError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error
-    grades = grade_matrix(loaded, redo=redo)
+    grades = grade_matrix(loaded, redo=redo, provider=provider)
     table: dict[str, dict] = {}
     for item in grades:
         key = f"{item['suite']}/{item['scaffold']}/{item['condition']}"

@@ -104,6 +104,14 @@ def validate(
     suite: Annotated[Path, typer.Argument(help="A suite folder written by `suite build`.")],
     workers: Annotated[int, typer.Option(help="Tasks validated in parallel.")] = 1,
     venv_cache: Annotated[Path | None, typer.Option(help="Cache of per-repo/version test venvs.")] = None,
+    provider: Annotated[
+        str,
+        typer.Option(
+            help="Where Perturb/SPT tasks' tests run: local (a checkout and venv, on the host, isolated), image "
+            "(a network-less container of the task's environment image, see `repoanchor images build`) or auto "
+            "(image where one is built, else local, and said)."
+        ),
+    ] = "local",
 ) -> None:
     """Re-run every task's validation from the suite folder alone; exit 1 if any task fails.
 
@@ -113,6 +121,6 @@ def validate(
     """
     from repoanchor.evals.suites.check import validate_suite
 
-    summary = validate_suite(suite, workers=workers, cache_dir=venv_cache)
+    summary = validate_suite(suite, workers=workers, cache_dir=venv_cache, provider=provider)
     typer.echo(json.dumps(summary, indent=2))
     raise typer.Exit(0 if summary["ok"] else 1)

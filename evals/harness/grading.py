@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness import eval_script, instance_env
+from repoanchor.evals.harness.container_run import run_in_tree
 from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.venv_build import locked, venv_variables
 from repoanchor.evals.harness.verdict import (
@@ -97,7 +98,7 @@ def run_pre_install(workdir: Path, env: EnvSpec) -> str:
 
 def run_tests(workdir: Path, row: dict[str, Any], patch: str, env: EnvSpec, timeout: float = 1800) -> TestRun:
     """Apply the test patch and `patch` (may be empty) to a fresh state of `workdir`, run and parse the tests."""
-    if env.provider == "image":
+    if env.route == "image":  # a SWE-bench instance image: the repository is already in it
         from repoanchor.evals.harness.instance_image import run_in_image
 
         return run_in_image(row, patch, env, timeout)
@@ -126,6 +127,20 @@ def run_tests(workdir: Path, row: dict[str, Any], patch: str, env: EnvSpec, time
     log += test_log
     if code != 0:
         return done("test_patch_apply_failed", f"{log}\n{eval_script.PATCH_APPLY_FAILED}\n")
+    timed_out, output = _install_and_test(workdir, row, env, timeout - (time.monotonic() - started))
+    if timed_out:
+        return done("timeout", f"{log}{output}\n{eval_script.TESTS_TIMED_OUT}\n")
+    return done("completed", log + output)
+
+
+def _install_and_test(workdir: Path, row: dict[str, Any], env: EnvSpec, timeout: float) -> tuple[bool, str]:
+    """The project's install, then the tests between the markers; (timed out, output)."""
+    started = time.monotonic()
+    if env.route == "env-image":
+        # The patches were applied here (git only); the install and the tests, which run the candidate's
+        # code, run in a container of the image, offline, the install from the image's wheelhouse.
+        script = eval_script.wrap_command(eval_script.command_for(row, eval_script.IMAGE_REPO_DIR), env.install)
+        return run_in_tree(workdir, script, env, timeout)
     script = eval_script.wrap_command(eval_script.command_for(row, workdir.resolve()), None)
     # The venv is shared by every work folder of this repo/version; its install must not change mid-run.
     with locked(Path(env.venv)) if env.venv else nullcontext():
@@ -135,6 +150,4 @@ def run_tests(workdir: Path, row: dict[str, Any], patch: str, env: EnvSpec, time
         if not timed_out:
             timed_out, tests = run_command(script, workdir, env, timeout - (time.monotonic() - started), offline=True)
             output += tests
-    if timed_out:
-        return done("timeout", f"{log}{output}\n{eval_script.TESTS_TIMED_OUT}\n")
-    return done("completed", log + output)
+    return timed_out, output

@@ -11,8 +11,9 @@ folder at `base_commit`, and gets an interpreter by one of three routes, recorde
   (`venv_build`); like SWE-bench's eval script, each test run re-runs the spec's tree-editing
   `pre_install` steps and, after the patches, the project's own `install`, so a non-editable install
   (`pip install .`, `setup.py install`) tests the patched code.
-`image`: the dataset's `image` column (or one given), with the repository already at /testbed; see
-`instance_image`.
+`image`: an environment image built by `repoanchor images build` (found by its labels, or given), the
+checkout copied into it for each run (`container_run`); or a SWE-bench instance image (the dataset's
+`image` column, or one given) with the repository already at /testbed (`instance_image`).
 """
 
 from __future__ import annotations
@@ -20,27 +21,11 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel
-
-from repoanchor.evals.harness import venv_build
+from repoanchor.evals.harness import container_run, venv_build
+from repoanchor.evals.harness.env_spec import EnvSpec
 from repoanchor.scaffolds.records import InfraError
-
-
-class EnvSpec(BaseModel):
-    provider: Literal["local", "image"]
-    instance_id: str
-    route: Literal["current", "spec", "image"]
-    python: str | None = None
-    venv: str | None = None
-    image: str | None = None
-    pre_install: list[str] = []
-    """Tree-editing setup steps, re-run after each reset of the checkout (best effort, as one script)."""
-    install: str | None = None
-    """The project's own install, run after the patches and before the tests of every run."""
-    skipped: list[str] = []
-    """Setup steps not run here (conda-only, system packages), so a failure can be traced to them."""
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -113,11 +98,15 @@ def prepare(
     cache_dir: Path | None = None,
     image: str | None = None,
 ) -> EnvSpec:
-    """Make `row`'s environment: for `local`, clone into `workdir` and build/reuse the venv."""
-    if provider == "image":
-        return image_env(row, image)
-    if provider != "local":
+    """Make `row`'s environment: for `local`, clone into `workdir` and build/reuse the venv; for `image`, clone
+    into `workdir` too when the image is an environment image (its tree is copied in for each run)."""
+    if provider not in ("local", "image"):
         raise ValueError(f"unknown environment provider {provider!r}; expected 'local' or 'image'")
+    named = image or row.get("image")
+    if provider == "image" and named and not container_run.is_env_image(named):
+        return image_env(row, named)
     checkout(source_repo(row, repo, repo_cache), row["base_commit"], workdir)
+    if provider == "image":
+        return container_run.env_image_spec(row, named)
     cache = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "repoanchor" / "venvs"
     return local_env(row, workdir, cache)

@@ -13,13 +13,16 @@ as agent failures.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from repoanchor.evals.harness.container_run import choose_provider
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.grading import grade, run_tests
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
@@ -28,6 +31,11 @@ from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR
 
 GRADE = "grade.json"
 SCRATCH = ".grading"
+
+
+@functools.cache
+def warn_once(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
 
 
 def unit_patch(folder: Path, result: dict) -> str:
@@ -42,7 +50,9 @@ def ground_truth(unit: Unit) -> dict:
     return json.loads((suite / GROUND_TRUTH_DIR / f"{repo.name}.json").read_text(encoding="utf-8"))
 
 
-def grade_unit(unit: Unit, result: dict, folder: Path, cache_dir: Path | None, scratch_root: Path) -> dict:
+def grade_unit(
+    unit: Unit, result: dict, folder: Path, cache_dir: Path | None, scratch_root: Path, provider: str = "auto"
+) -> dict:
     record = {"unit_id": unit.unit_id, "suite": unit.suite, "instance_id": unit.instance_id}
     if result.get("status") != "done":
         return {**record, "graded": False, "resolved": None, "reason": f"not graded: unit {result.get('status')}"}
@@ -54,19 +64,24 @@ def grade_unit(unit: Unit, result: dict, folder: Path, cache_dir: Path | None, s
         if truth.get("extend"):
             verdict = _grade_extend(unit, truth, patch, scratch, cache_dir)
         else:
-            verdict = _grade_swebench(unit, truth, patch, scratch, cache_dir)
+            verdict = _grade_swebench(unit, truth, patch, scratch, cache_dir, provider)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return {**record, "graded": True, "patch_lines": len(patch.splitlines()), **verdict}
 
 
-def _grade_swebench(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None) -> dict:
+def _grade_swebench(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str) -> dict:
     from repoanchor.evals.suites.validate import clone, suite_env
 
+    chosen, fallback = choose_provider(truth["row"], provider)
+    if fallback:
+        warn_once(fallback)
     check = clone(Path(unit.task.repo), scratch / "check")
-    run = run_tests(check, truth["row"], patch, suite_env(truth, check, cache_dir))
+    env = suite_env(truth, check, cache_dir, chosen)
+    run = run_tests(check, truth["row"], patch, env)
     result = grade(truth["row"], run.outcomes, run.status)
-    return {"resolved": result.resolved, "status": result.status, **result.model_dump(include={"f2p", "p2p"})}
+    where = {"provider": chosen, "image": env.image, "provider_note": fallback}
+    return {"resolved": result.resolved, "status": result.status, **result.model_dump(include={"f2p", "p2p"}), **where}
 
 
 def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None) -> dict:
@@ -81,11 +96,18 @@ def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir:
         return {"resolved": False, "status": "patch_apply_failed", "reasons": [log[-2000:]]}
     task, grade_answer = extend_task_from_truth(Path(unit.task.repo), truth, scratch, cache_dir)
     verdict = validate_extend(task, worktree, grader=grade_answer)
-    return {"resolved": verdict.passed, "status": "completed", "reasons": verdict.reasons}
+    where = {"provider": "local", "provider_note": "Extend answers are checked on the host (isolated)"}
+    return {"resolved": verdict.passed, "status": "completed", "reasons": verdict.reasons, **where}
 
 
-def grade_matrix(config: MatrixConfig, *, redo: bool = False, cache_dir: Path | None = None) -> list[dict]:
-    """Grade every finished unit without a grade (all with `redo`); returns every grade, in unit order."""
+def grade_matrix(
+    config: MatrixConfig, *, redo: bool = False, cache_dir: Path | None = None, provider: str = "auto"
+) -> list[dict]:
+    """Grade every finished unit without a grade (all with `redo`); returns every grade, in unit order.
+
+    `provider`: `image` runs each grade in a network-less container of the task's environment image, `local`
+    on the host (isolated), `auto` (the default) the image where one is built, else local with a warning;
+    each grade records where it ran."""
     root = Path(config.out) / UNITS
     grades = []
     with _scratch(Path(config.out)) as scratch_root:
@@ -96,7 +118,7 @@ def grade_matrix(config: MatrixConfig, *, redo: bool = False, cache_dir: Path | 
                 continue
             existing = None if redo else _read(folder / GRADE)
             if existing is None:
-                existing = grade_unit(unit, result, folder, cache_dir, scratch_root)
+                existing = grade_unit(unit, result, folder, cache_dir, scratch_root, provider)
                 write_json_atomic(folder / GRADE, existing)
                 failpoint("grade.written", unit.unit_id)
             grades.append(

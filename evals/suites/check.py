@@ -12,6 +12,7 @@ import json
 import shutil
 import tempfile
 import traceback
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,15 +31,18 @@ class CheckJob:
     cache_dir: Path | None
     hashes: dict
     timeout: float
+    provider: str = "local"
 
 
-def validate_suite(suite: Path, *, workers: int = 1, cache_dir: Path | None = None, progress: bool = False) -> dict:
-    """A JSON-ready summary; `ok` is False when any task fails."""
+def validate_suite(
+    suite: Path, *, workers: int = 1, cache_dir: Path | None = None, progress: bool = False, provider: str = "local"
+) -> dict:
+    """A JSON-ready summary; `ok` is False when any task fails. `provider`: where tests run (see suite_env)."""
     suite = Path(suite).resolve()
     manifest = json.loads((suite / MANIFEST_FILE).read_text())
     hashes, timeout = manifest.get("hashes", {}), manifest.get("config", {}).get("timeout", 1800.0)
     jobs = [
-        CheckJob(suite, row.instance_id, row.repoanchor_repo, cache_dir, hashes, timeout)
+        CheckJob(suite, row.instance_id, row.repoanchor_repo, cache_dir, hashes, timeout, provider)
         for row in read_suite_tasks(suite)
     ]
     results = run_parallel(check_task, jobs, workers, _died, label="validate", show=progress)
@@ -46,6 +50,8 @@ def validate_suite(suite: Path, *, workers: int = 1, cache_dir: Path | None = No
     return {
         "suite": str(suite),
         "kind": manifest.get("suite"),
+        "provider": provider,
+        "routes": dict(Counter(str(r.get("route")) for r in results)),
         "tasks": len(results),
         "passed": len(results) - len(failed),
         "failed": failed,
@@ -55,16 +61,16 @@ def validate_suite(suite: Path, *, workers: int = 1, cache_dir: Path | None = No
 
 def check_task(job: CheckJob) -> dict:
     name = safe_name(job.task_id)
-    reasons = _hash_reasons(job, name)
+    reasons, where = _hash_reasons(job, name), {"route": None}
     scratch = Path(tempfile.mkdtemp(prefix="repoanchor-validate-"))
     try:
         truth = json.loads((job.suite / GROUND_TRUTH_DIR / f"{name}.json").read_text())
-        reasons += _task_reasons(job, truth, scratch / "check")
+        reasons += _task_reasons(job, truth, scratch / "check", where)
     except Exception as exc:  # an unreadable task fails; the others are still checked
         reasons.append(f"error: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return {"task_id": job.task_id, "ok": not reasons, "reasons": reasons}
+    return {"task_id": job.task_id, "ok": not reasons, "reasons": reasons, **where}
 
 
 def _hash_reasons(job: CheckJob, name: str) -> list[str]:
@@ -79,15 +85,19 @@ def _hash_reasons(job: CheckJob, name: str) -> list[str]:
     return reasons
 
 
-def _task_reasons(job: CheckJob, truth: dict, check: Path) -> list[str]:
+def _task_reasons(job: CheckJob, truth: dict, check: Path, where: dict) -> list[str]:
+    """Why the task fails (none: it passes); `where` gets the route its tests ran by."""
     repo = job.suite / job.repo
     if truth.get("extend"):
         from repoanchor.evals.suites.extend.suite import check_extend_task
 
+        where["route"] = "host"  # Extend answers are checked by the family validators, on the host (isolated)
         return check_extend_task(repo, truth, check, job.cache_dir)
     clone(repo, check)
+    env = suite_env(truth, check, job.cache_dir, job.provider)
+    where["route"] = env.route
     try:
-        validate_task(check, truth, suite_env(truth, check, job.cache_dir), job.timeout)
+        validate_task(check, truth, env, job.timeout)
     except Rejected as exc:
         return [f"{exc.stage}: {exc.reason}"]
     return []

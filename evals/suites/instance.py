@@ -94,7 +94,7 @@ def prepare(work: Work, provider: str, repo_cache: Path | None, cache_dir: Path 
     work.root.mkdir(parents=True)
     checkout = work.root / "checkout"
     work.env = instance_env.prepare(work.row, provider, checkout, repo_cache=repo_cache, cache_dir=cache_dir)
-    work.python_version = interpreter_version(work.env.python or sys.executable)
+    work.python_version = work.env.python_version or interpreter_version(work.env.python or sys.executable)
     # Building the venv may run an install in `checkout`, leaving ignored files (egg-info, a generated
     # _version.py) that apply_tree would copy into the variant: perturb a clone of tracked files only.
     work.original = instance_env.checkout(checkout, work.row["base_commit"], work.root / "original")

@@ -10,11 +10,13 @@ the task repository, never in it, so validation leaves nothing (no .orig, no byt
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from contextlib import nullcontext
 from pathlib import Path, PurePosixPath
 
 from repoanchor.evals.harness import instance_env
+from repoanchor.evals.harness.container_run import choose_provider, env_image_spec, run_in_tree
 from repoanchor.evals.harness.grading import grade, run_command, run_tests
 from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.venv_build import command_env, locked
@@ -66,21 +68,28 @@ def import_errors(tree: Path, modules: dict[str, str], env: EnvSpec, timeout: fl
         return {}
     roots = sorted({str((tree / root).resolve()) for root in modules.values()})
     command = [env.python or "python", "-c", IMPORT_SCRIPT, json.dumps(roots), json.dumps(list(modules))]
+    if env.route == "env-image":  # in a container of the image, after the install a test run does there
+        script = f"{{ {env.install or 'true'}; }} >/dev/null 2>&1\n{shlex.join(command)}"
+        return _import_result(run_in_tree(tree, script, env, timeout)[1], "", modules)
     # A shared venv is re-pointed by every test run's editable install: never import while one runs.
     with locked(Path(env.venv)) if env.venv else nullcontext():
         proc = subprocess.run(
             command, cwd=tree, env=command_env(env.venv), capture_output=True, text=True,
             timeout=timeout, check=False,
         )  # fmt: skip
+    return _import_result(proc.stdout, proc.stderr, modules)
+
+
+def _import_result(stdout: str, stderr: str, modules: dict[str, str]) -> dict[str, str]:
     try:
-        return json.loads(proc.stdout.strip().splitlines()[-1])
+        return json.loads(stdout.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
-        return {name: f"import check crashed: {proc.stderr.strip()[-400:]}" for name in modules}
+        return {name: f"import check crashed: {(stderr or stdout).strip()[-400:]}" for name in modules}
 
 
 def install_for_imports(tree: Path, env: EnvSpec, timeout: float = 1800) -> None:
     """The project's setup steps, as a test run does them, so generated modules (a `_version.py`) exist."""
-    if not (env.pre_install or env.install):
+    if not (env.pre_install or env.install) or env.route == "env-image":  # there, the import check installs
         return
     script = "\n".join([*env.pre_install, env.install or "", "true"])
     with locked(Path(env.venv)) if env.venv else nullcontext():
@@ -162,7 +171,10 @@ def validate_task(check: Path, truth: dict, env: EnvSpec, timeout: float = 1800)
     return {"level1": "ok", "before": before, "after": after}
 
 
-def suite_env(truth: dict, check: Path, cache_dir: Path | None) -> EnvSpec:
-    """The `local` environment for a task read back from a suite folder (the venv cache is shared)."""
+def suite_env(truth: dict, check: Path, cache_dir: Path | None, provider: str = "local") -> EnvSpec:
+    """The environment for a task read back from a suite folder: `local` (the venv cache is shared) or
+    `image` (the environment image of the task's repo and version, the clone `check` copied in per run)."""
+    if choose_provider(truth["row"], provider)[0] == "image":
+        return env_image_spec(truth["row"])
     cache = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "repoanchor" / "venvs"
     return instance_env.local_env(truth["row"], check, cache)

@@ -21,13 +21,15 @@ from repoanchor.evals.runs.matrix import MatrixConfig
 from repoanchor.evals.runs.run_matrix import run_matrix
 from repoanchor.evals.suites.original import build_original_suite
 from repoanchor.scaffolds.models.scripted_server import ScriptedServer
+from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
+from tests.support.env_images import fixture_env_image_fixture  # noqa: F401
 from tests.support.scripted import SUBMIT, turn
 
 pytestmark = pytest.mark.xdist_group("matrix")
 
 
-def test_the_oracle_resolves_every_task_an_idle_model_none(tmp_path: Path, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "not-a-secret-scripted-servers-ignore-it")
+def ran_matrix(tmp_path: Path) -> MatrixConfig:
+    """The fixture's original suite run by the oracle and an idle model (mini, 2 workers): 6 finished units."""
     fixture = tmp_path / "fixture"
     _, dataset = materialize_fixture(fixture)
     suite = tmp_path / "suites" / "original"
@@ -59,7 +61,13 @@ def test_the_oracle_resolves_every_task_an_idle_model_none(tmp_path: Path, monke
         finally:
             executor.close()
     assert summary.statuses["done"] == 6
-    grades = grade_matrix(config)
+    return config
+
+
+def test_the_oracle_resolves_every_task_an_idle_model_none(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "not-a-secret-scripted-servers-ignore-it")
+    config = ran_matrix(tmp_path)
+    grades = grade_matrix(config, provider="local")
     outcome = {(g["model"], g["instance_id"]): g["resolved"] for g in grades}
     assert outcome == {
         (model, f"fixture__ledger-{i}"): model == "oracle" for model in ("oracle", "idle") for i in (1, 2, 3)
@@ -70,7 +78,7 @@ def test_the_oracle_resolves_every_task_an_idle_model_none(tmp_path: Path, monke
     # Redoable from files: a second pass reads the grade files instead of running tests again.
     files = sorted((tmp_path / "runs" / "units").glob(f"*/{GRADE}"))
     stamps = [path.stat().st_mtime_ns for path in files]
-    assert grade_matrix(config) == grades
+    assert grade_matrix(config, provider="local") == grades
     assert [path.stat().st_mtime_ns for path in files] == stamps
 
     # Killed (its whole process group) while a clone of the second unit's repository was being graded:
@@ -85,11 +93,25 @@ def test_the_oracle_resolves_every_task_an_idle_model_none(tmp_path: Path, monke
         "grade",
         str(yaml_config),
         "--redo",
+        "--provider",
+        "local",
     ]
     env = {**os.environ, FAILPOINT_ENV: f"grade.scratch-made@{second}"}
     killed = subprocess.run(command, env=env, start_new_session=True, capture_output=True)
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()[-2000:]
     scratch = tmp_path / "runs" / SCRATCH
     assert [p.name for p in scratch.iterdir() if p.name != "lock"], "the killed grade left no clone to clean"
-    assert grade_matrix(config) == grades
+    assert grade_matrix(config, provider="local") == grades
     assert [p.name for p in scratch.iterdir()] == ["lock"]
+
+
+def test_matrix_grades_in_environment_images_equal_local_ones(tmp_path: Path, monkeypatch, fixture_env_image):
+    monkeypatch.setenv("OPENAI_API_KEY", "not-a-secret-scripted-servers-ignore-it")
+    config = ran_matrix(tmp_path)
+    local = grade_matrix(config, provider="local")
+    images = grade_matrix(config, provider="image", redo=True)
+    assert {g["provider"] for g in images} == {"image"}
+    assert {g["image"] for g in images} == {fixture_env_image}
+    verdict = ("unit_id", "resolved", "status", "f2p", "p2p")
+    assert [{k: g[k] for k in verdict} for g in images] == [{k: g[k] for k in verdict} for g in local]
+    assert sum(g["resolved"] for g in images) == 3

@@ -13,6 +13,7 @@ from repoanchor.evals.harness import eval_script, grading, instance_env, venv_bu
 from repoanchor.evals.harness.datasets import load_dataset
 from repoanchor.scaffolds.records import InfraError
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
+from tests.support.env_images import fixture_env_image_fixture  # noqa: F401
 from tests.support.shared import shared_path
 
 # A plausible but wrong fix for fixture__ledger-1: it accepts commas anywhere, so "1,23" parses as 123.
@@ -337,7 +338,7 @@ def canary_patch(row: dict, host: str, port: int) -> str:
     return row["patch"] + conftest + f"@@ -0,0 +1,{len(lines)} @@\n" + added
 
 
-@pytest.mark.parametrize("provider", ["local", "image"])
+@pytest.mark.parametrize("provider", ["local", "image", "env-image"])
 def test_a_candidates_conftest_sees_no_key_and_reaches_no_one(provider, fixture, tmp_path, monkeypatch, request):
     """A candidate patch's conftest.py runs when the tests are collected: it must find no key in its environment
     and no way out (the host's loopback services included), with either provider; the grade still holds."""
@@ -349,6 +350,11 @@ def test_a_candidates_conftest_sees_no_key_and_reaches_no_one(provider, fixture,
     try:
         if provider == "local":
             workdir, env = envs["fixture__ledger-2"]
+            result = grading.run_tests(workdir, row, canary_patch(row, "127.0.0.1", listener.port), env)
+        elif provider == "env-image":
+            request.getfixturevalue("fixture_env_image")
+            workdir = tmp_path / "checkout"
+            env = instance_env.prepare(row, "image", workdir, repo_cache=envs["fixture__ledger-2"][0].parent)
             result = grading.run_tests(workdir, row, canary_patch(row, "127.0.0.1", listener.port), env)
         else:
             client = request.getfixturevalue("docker_engine")

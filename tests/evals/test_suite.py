@@ -21,6 +21,8 @@ from repoanchor.evals.suites.build import build_suite
 from repoanchor.evals.suites.check import validate_suite
 from repoanchor.evals.suites.export import sha256_file, tree_id
 from repoanchor.evals.suites.extend import FAMILIES
+from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
+from tests.support.env_images import fixture_env_image_fixture  # noqa: F401
 
 INSTANCES = ["fixture__ledger-1", "fixture__ledger-2", "fixture__ledger-3"]
 EXTEND_INSTANCE = "fixture__ledger-2"
@@ -147,6 +149,15 @@ def test_extend_tasks_validate_again_from_the_suite_folder(tmp_path_factory):
     summary = validate_suite(suite, workers=2)
     assert summary["ok"], summary["failed"]
     assert summary["passed"] == len(rows(suite / "tasks.jsonl"))
+
+
+def test_perturb_tasks_validate_in_their_environment_image_as_they_do_locally(tmp_path_factory, fixture_env_image):
+    suite = built_suite("perturb", tmp_path_factory)
+    local = validate_suite(suite, workers=2)
+    image = validate_suite(suite, workers=2, provider="image")
+    assert (local["routes"], image["routes"]) == ({"current": 3}, {"env-image": 3})
+    assert image["ok"], image["failed"]
+    assert (image["tasks"], image["passed"]) == (local["tasks"], local["passed"]) == (3, 3)
 
 
 def test_suite_validate_cli_passes_then_fails_on_a_corrupted_ground_truth(tmp_path_factory, tmp_path):

@@ -1,0 +1,75 @@
+"""`repoanchor images build`: the environment image of every (repo, version) of a dataset, built here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+app = typer.Typer(help="Environment images: the task's Python and dependencies, in a local Docker engine.",
+                  no_args_is_help=True)  # fmt: skip
+err = Console(stderr=True)
+DEFAULT_CACHE = Path.home() / ".cache" / "repoanchor"
+
+
+@app.command()
+def build(
+    dataset: Annotated[str, typer.Argument(help="SWE-bench-format dataset: parquet, JSONL, JSON, folder or HF id.")],
+    instances: Annotated[
+        list[str] | None, typer.Option("--instances", "-i", help="Only these instance ids (repeat the option).")
+    ] = None,
+    repo_cache: Annotated[
+        Path | None,
+        typer.Option("--repo-cache", envvar="REPOANCHOR_REPO_CACHE", help="Folder of git clones named owner__name."),
+    ] = None,
+    cache_dir: Annotated[
+        Path, typer.Option(help="Cache of the host venvs (venvs/) and wheelhouses (wheels/) images are made from.")
+    ] = DEFAULT_CACHE,
+    out: Annotated[Path | None, typer.Option(help="Write the records (one per image) to this JSON file.")] = None,
+) -> None:
+    """Build one image per (repo, version): the spec's Python and pinned dependencies on the local base image.
+
+    Dependencies are fetched on the host with pip into a wheelhouse (the same pins as the local provider's
+    venv) and installed in a build with no network. Where the spec's Python is not installed here, the image
+    uses this one and says so (labels, records). Images are tagged by a digest of their inputs: an unchanged
+    (repo, version) is found, not rebuilt. A failing group is reported and the others go on; exit 1 if any
+    failed. Grades and `suite validate --provider image` then find the images by their labels.
+    """
+    from repoanchor.evals.harness.datasets import load_dataset
+    from repoanchor.evals.images.build import build_group, groups
+
+    loaded = load_dataset(dataset)
+    for error in loaded.errors:
+        err.print(f"[yellow]skipped[/] {error}")
+    rows = [row for row in loaded.rows if not instances or row["instance_id"] in set(instances)]
+    unknown = sorted(set(instances or []) - {row["instance_id"] for row in loaded.rows})
+    if unknown:
+        raise typer.BadParameter(f"not in {dataset}: {', '.join(unknown)}", param_hint="--instances")
+    records = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as progress:  # fmt: skip
+        task = progress.add_task("images", total=len(groups(rows)))
+        for key, group in groups(rows).items():
+            progress.update(task, description=f"{key[0]} {key[1]}")
+            record = build_group(key, group, repo_cache, Path(cache_dir))
+            records.append(record)
+            _report(record)
+            progress.advance(task)
+    if out:
+        out.write_text(json.dumps([r.model_dump() for r in records], indent=1) + "\n", encoding="utf-8")
+    raise typer.Exit(1 if any(r.status == "failed" for r in records) else 0)
+
+
+def _report(record) -> None:
+    where = f"{record.repo} {record.version}"
+    if record.status == "failed":
+        err.print(f"[red]failed[/] {where}: {record.error}")
+        return
+    note = f" [yellow](wanted Python {record.python_wanted}: {record.fallback})[/]" if record.fallback else ""
+    err.print(f"[green]{record.status}[/] {where} -> {record.image} (Python {record.python_used}, "
+              f"{record.seconds:.0f}s){note}")  # fmt: skip
+    typer.echo(record.image)
