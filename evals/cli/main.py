@@ -68,10 +68,15 @@ def run(
     env: Annotated[
         str,
         typer.Option(
-            "--env", help="local (a standalone checkout; trusted policies only) or docker (a network-less container)."
+            "--env",
+            help="image (a network-less container of the task's environment image, see `repoanchor images build`), "
+            "docker (a container of --image), local (a standalone checkout on the host: trusted policies only, "
+            "warns otherwise) or auto (image for a model, local for the oracle; docker for a task directory).",
         ),
-    ] = "local",
-    image: Annotated[str | None, typer.Option(help="Docker image for --env docker.")] = None,
+    ] = "auto",
+    image: Annotated[
+        str | None, typer.Option(help="Docker image for --env docker (or instead of --env image's).")
+    ] = None,
     out: Annotated[Path, typer.Option(help="Run folder (created).")] = Path("runs/single"),
     step_limit: Annotated[int, typer.Option(help="Most model calls (0 = none).")] = 100,
     cost_limit: Annotated[float, typer.Option(help="Most USD per run (0 = none).")] = 3.0,

@@ -73,4 +73,6 @@ def as_task(suite: Path, row: SuiteTask) -> Task:
         problem_statement=row.problem_statement,
         repo=(suite / row.repoanchor_repo).resolve(),
         base_commit=row.base_commit,
+        source_repo=getattr(row, "repo", None),
+        version=None if getattr(row, "version", None) is None else str(row.version),
     )

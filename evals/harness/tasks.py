@@ -29,6 +29,10 @@ class Task(BaseModel):
     problem_statement: str
     repo: Path
     base_commit: str = "HEAD"
+    source_repo: str | None = None
+    """The dataset's `owner/name`, with `version` what picks the task's environment image; None for a task
+    directory, which has no image of its own."""
+    version: str | None = None
 
 
 def _task_file(folder: Path) -> Path:
@@ -85,4 +89,6 @@ def load_dataset_task(spec: str, repo: Path | None, repo_cache: Path | None) -> 
         problem_statement=row["problem_statement"],
         repo=repo.resolve(),
         base_commit=row.get("base_commit") or "HEAD",
+        source_repo=row.get("repo"),
+        version=None if row.get("version") is None else str(row["version"]),
     )

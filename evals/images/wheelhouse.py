@@ -28,11 +28,40 @@ def wheelhouse_key(python_version: str, requirements: list[str], build_requires:
 
 
 def _pip_wheel(python: str, folder: Path, args: list[str], log: list[str]) -> None:
-    argv = [python, "-m", "pip", "wheel", "--disable-pip-version-check", "--wheel-dir", str(folder), *args]
+    # --use-pep517: an sdist without pyproject.toml is built in an isolated env that has `wheel`, not by
+    # `setup.py bdist_wheel` in an interpreter that may lack it (atomicwrites on a bare pyenv Python).
+    argv = [
+        python,
+        "-m",
+        "pip",
+        "wheel",
+        "--disable-pip-version-check",
+        "--use-pep517",
+        "--wheel-dir",
+        str(folder),
+        *args,
+    ]
     proc = subprocess.run(argv, capture_output=True, text=True)
     log.append(f"$ {' '.join(argv)}\n{proc.stdout}{proc.stderr}")
     if proc.returncode != 0:
         raise InfraError("image_wheels", f"pip wheel failed for {python}:\n{(proc.stdout + proc.stderr)[-3000:]}")
+
+
+def fetcher(python: str, python_version: str, cache: Path) -> str:
+    """A cached venv of `python` with an upgraded pip and `wheel`, whose pip fetches the wheels: a bare
+    interpreter's own pip can be too old for today's index and build options (3.6 ships pip 18)."""
+    venv = Path(cache).resolve() / f"fetch-py{python_version}"
+    with locked(venv):
+        if not (venv / READY).is_file():
+            shutil.rmtree(venv, ignore_errors=True)
+            upgrade = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--upgrade", "pip", "wheel"]
+            for argv in ([python, "-m", "venv", str(venv)], upgrade):
+                proc = subprocess.run(argv, capture_output=True, text=True)
+                if proc.returncode != 0:
+                    output = (proc.stdout + proc.stderr)[-2000:]
+                    raise InfraError("image_wheels", f"{' '.join(argv)} failed:\n{output}")
+            (venv / READY).write_text("{}")
+    return str(venv / "bin" / "python")
 
 
 def fetch_wheels(
@@ -48,9 +77,10 @@ def fetch_wheels(
         folder.mkdir(parents=True)
         (folder / "requirements.txt").write_text("\n".join(requirements) + "\n", encoding="utf-8")
         log: list[str] = []
-        _pip_wheel(python, folder, ["-r", str(folder / "requirements.txt")], log)
+        pip_python = fetcher(python, python_version, cache)
+        _pip_wheel(pip_python, folder, ["-r", str(folder / "requirements.txt")], log)
         if build_requires:
-            _pip_wheel(python, folder, build_requires, log)
+            _pip_wheel(pip_python, folder, build_requires, log)
         (folder / "fetch.log").write_text("\n".join(log), encoding="utf-8")
         wheels = sorted(path.name for path in folder.glob("*.whl"))
         (folder / READY).write_text(json.dumps({"python": python_version, "wheels": wheels}, indent=1))

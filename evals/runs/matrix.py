@@ -86,7 +86,8 @@ class MatrixConfig(BaseModel):
     conditions: list[Condition] = [Condition(name="plain")]
     repeats: int = Field(1, ge=1)
     limits: Limits = Limits()
-    environment: EnvironmentConfig = EnvironmentConfig()
+    environment: EnvironmentConfig = EnvironmentConfig(kind="auto")
+    """Where each unit's agent runs; `auto`: a model in its task's environment image, the oracle locally."""
     max_infra_retries: int = Field(2, ge=0)
     """Extra attempts for a unit whose run ended in an infrastructure error."""
     cost_budget: float = Field(0.0, ge=0)

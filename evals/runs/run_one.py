@@ -7,7 +7,9 @@ anchored.json), the trajectories, the prompt text actually sent, and the patch a
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -15,7 +17,10 @@ from pydantic import BaseModel
 from repoanchor import prompts
 from repoanchor.anchor.cache import InstructionCache
 from repoanchor.anchor.workflow import run_anchored
-from repoanchor.evals.harness.tasks import Task
+from repoanchor.evals.harness.container_run import env_image_spec
+from repoanchor.evals.harness.eval_script import IMAGE_REPO_DIR
+from repoanchor.evals.harness.tasks import Task, TaskError
+from repoanchor.scaffolds.environments.docker_container import BASE_IMAGE
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_environment
 from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.records import Limits
@@ -28,11 +33,16 @@ class RunOptions(BaseModel):
     scaffold: str = "mini-swe-agent"
     model: ModelConfig
     limits: Limits = Limits()
-    environment: EnvironmentConfig = EnvironmentConfig()
+    environment: EnvironmentConfig = EnvironmentConfig(kind="auto")
     anchor: bool = False
     hints: str = "none"
     hints_file: str | None = None
     instruction_cache: Path | None = None
+
+
+@functools.cache
+def warn_once(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
 
 
 def scaffold_for(name: str):
@@ -42,14 +52,50 @@ def scaffold_for(name: str):
     return SCAFFOLDS[name]()
 
 
+TRUSTED_POLICIES = ("openai/oracle",)
+"""Scripted policies whose commands are known (the demo's oracle, `evals.demo.oracle.ORACLE_MODEL`): they may
+run on the host. Anything else is a model, whose commands run in a container unless `local` is asked for."""
+LOCAL_WARNING = (
+    "running a model's commands on the host (--env local): they see the host's files and network; "
+    "use --env image (the task's environment image) or docker for models"
+)
+
+
+def resolve_environment(config: EnvironmentConfig, task: Task, model: str) -> tuple[EnvironmentConfig, str | None]:
+    """(the environment to open, a note when it is a choice the user should know of).
+
+    `auto`: a trusted policy runs locally; a model in the task's environment image, or, for a task directory
+    (no dataset repo, so no image), in a container of the base image. `image`: a container of the task's
+    environment image, the repository at /testbed, the spec's setup steps and install run before the agent."""
+    kind = config.kind
+    if kind == "auto":
+        kind = "local" if model in TRUSTED_POLICIES else ("image" if task.source_repo else "docker")
+    if kind == "local":
+        note = None if model in TRUSTED_POLICIES else LOCAL_WARNING
+        return config.model_copy(update={"kind": "local"}), note
+    if kind == "docker":
+        note = None if config.kind == "docker" else f"{task.instance_id}: a task directory has no environment image"
+        return config.model_copy(update={"kind": "docker"}), note
+    if not task.source_repo:
+        raise TaskError(f"{task.instance_id}: no `repo` field, so no environment image; use --env docker or local")
+    row = {"instance_id": task.instance_id, "repo": task.source_repo, "version": task.version}
+    spec = env_image_spec(row, None if config.image == BASE_IMAGE else config.image)
+    setup = "\n".join([*spec.pre_install, spec.install or "true"])
+    resolved = {"kind": "docker", "image": spec.image, "workdir": IMAGE_REPO_DIR, "setup": setup}
+    return config.model_copy(update=resolved), None
+
+
 def run_task(task: Task, options: RunOptions, out: Path) -> dict:
     """Run `task` as `options` say; returns the summary also written to `out/summary.json`."""
     scaffold = scaffold_for(options.scaffold)
     hint_text = prompts.hints(options.hints, options.hints_file)
     out.mkdir(parents=True, exist_ok=True)
+    environment, note = resolve_environment(options.environment, task, options.model.model)
+    if note:
+        warn_once(note)
     # OpenCode runs inside the container: its binary and the model relay's socket are mounted there.
-    mounts = scaffold.mounts() if options.environment.kind == "docker" and hasattr(scaffold, "mounts") else None
-    with open_environment(options.environment, task.repo, task.base_commit, mounts=mounts) as env:
+    mounts = scaffold.mounts() if environment.kind == "docker" and hasattr(scaffold, "mounts") else None
+    with open_environment(environment, task.repo, task.base_commit, mounts=mounts) as env:
         if options.anchor:
             cache = InstructionCache(options.instruction_cache) if options.instruction_cache else None
             record = run_anchored(
@@ -65,7 +111,9 @@ def run_task(task: Task, options: RunOptions, out: Path) -> dict:
         "instance_id": task.instance_id,
         "scaffold": scaffold.name,
         "model": options.model.model,
-        "environment": options.environment.kind,
+        "environment": environment.kind if environment.setup is None else "image",
+        "image": environment.image if environment.kind == "docker" else None,
+        "environment_note": note,
         "condition": ("anchor" if options.anchor else "plain") + f"+hints:{options.hints_file or options.hints}",
         **status,
         "exit_status": record.exit_status,

@@ -71,8 +71,9 @@ def owned_by_agent(info: tarfile.TarInfo) -> tarfile.TarInfo:
     return info
 
 
-def write_archive(clone: Path, scratch: Path) -> Path:
-    """work/, work/home (tmp/, .gitconfig) and work/repo (with .git), all owned by uid 1000, ready to extract at /."""
+def write_archive(clone: Path, scratch: Path, workdir: str = "/work/repo") -> Path:
+    """work/, work/home (tmp/, .gitconfig) and the repository (with .git) at `workdir`, all owned by uid 1000,
+    ready to extract at /."""
     archive = scratch / "work.tar"
     with tarfile.open(archive, "w") as tar:
         for folder in ("work", "work/home", "work/home/tmp"):
@@ -84,15 +85,16 @@ def write_archive(clone: Path, scratch: Path) -> Path:
         info = owned_by_agent(tarfile.TarInfo("work/home/.gitconfig"))
         info.size, info.mode, info.mtime = len(identity), 0o644, int(time.time())
         tar.addfile(info, io.BytesIO(identity))
-        tar.add(clone, arcname="work/repo", filter=owned_by_agent)
+        tar.add(clone, arcname=workdir.strip("/"), filter=owned_by_agent)
     return archive
 
 
 class DockerContainer:
-    """A container of `image` holding a copy of `repo` at `ref` in /work/repo, removed on close."""
+    """A container of `image` holding a copy of `repo` at `ref` in `workdir` (/work/repo; /testbed in an
+    environment image), removed on close. `setup` (the project's install) runs once after the copy, as
+    the agent's user, before any agent command; its failure is an infrastructure error."""
 
     name = "docker"
-    workdir = "/work/repo"
 
     def __init__(
         self,
@@ -104,22 +106,54 @@ class DockerContainer:
         pids: int = 512,
         env: dict[str, str] | None = None,
         mounts: list[tuple[str | Path, str, str]] | None = None,
+        workdir: str = "/work/repo",
+        setup: str | None = None,
     ) -> None:
-        self.repo = Path(repo).resolve()
+        self.repo, self.workdir = Path(repo).resolve(), workdir
         if not (self.repo / ".git").exists():
             raise InfraError(
                 "environment_setup", f"{self.repo} is not a git repository (need a commit to diff against)"
             )
         self.base = git(self.repo, "rev-parse", "--verify", f"{ref}^{{commit}}").strip()
-        self.env = container_environment(env)
         self.container: Container | None = None
         self.client = connect()  # before any container exists, so a failure here leaves nothing behind
+        # An image's own variables (an environment image's venv on PATH, pip's wheelhouse) come first.
+        self.env = container_environment({**self._image_variables(image), **(env or {})})
         try:
             self.container = self._start(image, memory, pids, mounts or [])
             self._copy_repository()
+            if setup:
+                self._setup(setup)
         except BaseException:
             self.close()  # a half-made container must not outlive the failure
             raise
+
+    def _image_variables(self, image: str) -> dict[str, str]:
+        import docker
+
+        try:
+            declared = self.client.images.get(image).attrs.get("Config", {}).get("Env") or []
+        except docker.errors.ImageNotFound:
+            return {}  # _start says so, with the hint
+        found = dict(item.split("=", 1) for item in declared if "=" in item)
+        return {k: v for k, v in found.items() if k not in ("HOME", "TMPDIR") and not SECRET_NAME.search(k)}
+
+    def _setup(self, script: str) -> None:
+        result = self.execute(f"{{\n{script}\n}}", timeout=1800)
+        if result.returncode != 0:
+            raise InfraError("environment_setup", f"setup in {self.workdir} failed:\n{result.output[-3000:]}")
+        # Nothing the setup did may enter the agent's patch. What it generates (an egg-info an old .gitignore
+        # misses) is excluded locally; tracked files it edits (a spec's pre_install) are committed, and that
+        # commit becomes the diff base, as grading re-runs the same steps before applying the patch.
+        status = self.execute("git status --porcelain --untracked-files=normal", timeout=120).output.splitlines()
+        generated = "".join(f"/{line[3:]}\n" for line in status if line.startswith("??"))
+        if generated:
+            self.execute(f"cat >> .git/info/exclude <<'REPOANCHOR_EOF'\n{generated}REPOANCHOR_EOF", timeout=60)
+        if any(not line.startswith("??") for line in status):
+            commit = self.execute("git commit -q -a -m 'environment setup' && git rev-parse HEAD", timeout=120)
+            if commit.returncode != 0:
+                raise InfraError("environment_setup", f"could not commit the setup's edits: {commit.output[-2000:]}")
+            self.base = commit.output.split()[-1]
 
     def _start(self, image: str, memory: str, pids: int, mounts: list[tuple[str | Path, str, str]]) -> Container:
         import docker
@@ -154,7 +188,7 @@ class DockerContainer:
 
         scratch = Path(tempfile.mkdtemp(prefix="repoanchor-copy-"))
         try:
-            archive = write_archive(checkout_at(self.repo, self.base, scratch), scratch)
+            archive = write_archive(checkout_at(self.repo, self.base, scratch), scratch, self.workdir)
             with archive.open("rb") as stream:  # streamed, so a large repository is not held in memory
                 self.container.put_archive("/", stream)
         except docker.errors.DockerException as error:

@@ -53,6 +53,7 @@ def ran_matrix(tmp_path: Path) -> MatrixConfig:
                 "repeats": 1,
                 "workers": 2,
                 "out": str(tmp_path / "runs"),
+                "environment": {"kind": "local"},  # scripted policies: known commands
             }
         )
         executor = LocalPool(2)

@@ -34,7 +34,8 @@ def task_dir(tmp_path: Path) -> Path:
 
 
 def cli(*args: str):
-    return runner.invoke(app, ["run", *args], catch_exceptions=False)
+    """`repoanchor run` on the host: the scripted replies' commands are known (a model would get a container)."""
+    return runner.invoke(app, ["run", *args, "--env", "local"], catch_exceptions=False)
 
 
 def test_a_plain_run_with_structural_hints(task_dir: Path, tmp_path: Path):
@@ -53,7 +54,7 @@ def test_a_plain_run_with_structural_hints(task_dir: Path, tmp_path: Path):
         )
         sent = server.requests[0].body["messages"][1]["content"]
     assert result.exit_code == 0, result.output
-    summary = json.loads(result.output)
+    summary = json.loads(result.stdout)
     assert summary["exit_status"] == "Submitted"
     assert summary["condition"] == "plain+hints:structural"
     assert "<hints>" in sent
@@ -69,7 +70,7 @@ def test_an_anchored_run(task_dir: Path, tmp_path: Path):
             str(task_dir), "--model", "openai/scripted", "--api-base", server.base_url, "--anchor", "--out", str(out)
         )
     assert result.exit_code == 0, result.output
-    summary = json.loads(result.output)
+    summary = json.loads(result.stdout)
     assert summary["anchor_status"] == "ok"
     assert summary["steps"] == 4
     assert (out / "INSTRUCTION.md").is_file()
@@ -81,7 +82,7 @@ def test_a_model_server_that_is_down_exits_3_with_the_infra_error(task_dir: Path
         url = server.base_url
     result = cli(str(task_dir), "--model", "openai/scripted", "--api-base", url, "--out", str(tmp_path / "out"))
     assert result.exit_code == 3
-    assert json.loads(result.output)["infra_error"] == "model_unreachable"
+    assert json.loads(result.stdout)["infra_error"] == "model_unreachable"
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
-"""Differential testing of the sampler: 10 variants each of toolz 1.0.0 and click 8.1.7 (a multi-module
-src-layout package), drawn over the whole loadable catalogue with the paper's hyperparameters, leave
-every per-test outcome of the project's own suite unchanged."""
+"""Differential testing of the sampler: 10 variants of toolz 1.0.0 and 5 of click 8.1.7 (a multi-module
+src-layout package whose suite takes longest), drawn over the whole loadable catalogue with the paper's
+hyperparameters, leave every per-test outcome of the project's own suite unchanged."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ The docstring of `groupby` says "Group a collection by a key function" but `coun
 returns a string and `value_from_envvar` should split it. The error says "Missing option".
 """,
 }
+VARIANTS = {"toolz": 10, "click": 5}
 GOLD = {"toolz": ["toolz/dicttoolz.py", "toolz/itertoolz.py"], "click": ["src/click/core.py"]}
 
 
@@ -45,15 +46,16 @@ def loadable_catalogue() -> list[str]:
 @pytest.mark.parametrize(
     "project", [pytest.param(p, marks=[pytest.mark.slow, pytest.mark.xdist_group(p)]) for p in ISSUES]
 )
-def test_ten_sampled_variants_change_no_test_outcome(project: str, tmp_path: Path):
+def test_sampled_variants_change_no_test_outcome(project: str, tmp_path: Path):
     version, cmd = PROJECTS[project]
     tree = fetch_sdist(project, version)
-    baseline = run_baseline(tree, cmd, repeat=2)  # once, reused by all ten variants
-    config = SamplerConfig(n=10, seed=2024, catalogue=loadable_catalogue(), gold_files=GOLD[project])
+    baseline = run_baseline(tree, cmd, repeat=2)  # once, reused by every variant
+    n = VARIANTS[project]
+    config = SamplerConfig(n=n, seed=2024, catalogue=loadable_catalogue(), gold_files=GOLD[project])
     metas = sample(tree, tmp_path / "variants", config, issue=ISSUES[project], workers=2)
-    assert [m["error"] for m in metas] == [None] * 10
+    assert [m["error"] for m in metas] == [None] * n
     drawn = {t for m in metas for t in m["plan"]["transforms"]}
-    assert len(drawn) >= 10  # ten variants of three draws cover most of the catalogue
+    assert len(drawn) >= n  # variants of three draws each cover much of the catalogue
     changed = 0
     for meta in metas:
         failed = [o for o in meta["apply"]["outcomes"] if o["kind"] == "failed"]
@@ -62,4 +64,4 @@ def test_ten_sampled_variants_change_no_test_outcome(project: str, tmp_path: Pat
         assert verdict.ok, (meta["plan"], verdict.to_json())
         assert verdict.n_compared >= 0.8 * EXPECTED_TESTS[project]
         changed += bool(meta["apply"]["files_changed"])
-    assert changed >= 8
+    assert changed >= n - 2

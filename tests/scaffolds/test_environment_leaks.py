@@ -18,13 +18,19 @@ import pytest
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_environment
 from tests.support.bug_repo import make_bug_repo
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
+from tests.support.env_images import fixture_env_image_fixture  # noqa: F401
 
 
-@pytest.fixture(params=["local", "docker"])
-def kind(request) -> str:
+@pytest.fixture(params=["local", "docker", "image"])
+def config(request) -> EnvironmentConfig:
+    """Each kind offered; `image` as the runs open it: the fixture's environment image, repository at /testbed."""
+    if request.param == "local":
+        return EnvironmentConfig(kind="local")
+    request.getfixturevalue("docker_engine")
     if request.param == "docker":
-        request.getfixturevalue("docker_engine")
-    return request.param
+        return EnvironmentConfig(kind="docker")
+    image = request.getfixturevalue("fixture_env_image")
+    return EnvironmentConfig(kind="docker", image=image, workdir="/testbed", setup="true")
 
 
 @pytest.fixture
@@ -38,10 +44,11 @@ def suite(tmp_path: Path) -> tuple[Path, Path, str]:
     return root, repo, canary
 
 
-def test_nothing_of_the_suite_an_earlier_run_or_the_host_is_reachable(kind, suite, monkeypatch):
+def test_nothing_of_the_suite_an_earlier_run_or_the_host_is_reachable(config, suite, monkeypatch):
+    kind = "local" if config.kind == "local" else "docker"
     root, repo, canary = suite
     earlier = f"EARLIER-RUN-{uuid.uuid4().hex}"
-    with open_environment(EnvironmentConfig(kind=kind), repo) as env:
+    with open_environment(config, repo) as env:
         done = env.execute(
             f"echo {earlier} > notes.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm wip"
             " && git hash-object notes.txt"
@@ -51,7 +58,7 @@ def test_nothing_of_the_suite_an_earlier_run_or_the_host_is_reachable(kind, suit
 
     key = f"sk-leak-{uuid.uuid4().hex}"
     monkeypatch.setenv("OPENAI_API_KEY", key)
-    with open_environment(EnvironmentConfig(kind=kind), repo) as env:
+    with open_environment(config, repo) as env:
         probes = {
             "cat .git": env.execute("cat .git; cat .git/config; ls .git").output,
             "fsck": env.execute("git fsck --unreachable --no-reflogs 2>&1").output,

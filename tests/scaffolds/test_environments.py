@@ -222,3 +222,34 @@ def test_registry_and_config(repo: Path) -> None:
 def test_the_registry_does_not_import_docker() -> None:
     code = "import sys, repoanchor.scaffolds.environments.registry; assert 'docker' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_docker_setup_leaves_nothing_in_the_agents_patch(docker_engine, repo: Path) -> None:
+    # A spec's pre_install edits a tracked file, its install generates an unignored folder: neither is the agent's.
+    setup = (
+        "sed -i 's/Arithmetic/Setup-edited arithmetic/' calc.py && mkdir -p calc.egg-info && echo x > calc.egg-info/PKG"
+    )
+    with DockerContainer(repo, workdir="/testbed", setup=setup) as env:
+        assert env.workdir == "/testbed"
+        assert env.execute("pwd").output.strip() == "/testbed"
+        assert env.execute("grep -c Setup-edited calc.py").output.strip() == "1"
+        assert env.patch() == ""
+        env.execute(FIX_SED)
+        patch = env.patch()
+    assert "+    return a + b" in patch
+    assert "Setup-edited" not in patch
+    assert "egg-info" not in patch
+
+
+def test_docker_setup_failure_is_an_infra_error_with_its_output(docker_engine, repo: Path) -> None:
+    marker = uuid.uuid4().hex
+    with pytest.raises(InfraError, match="setup in /testbed failed") as raised:
+        DockerContainer(repo, workdir="/testbed", setup=f"echo no-such-requirement-{marker} >&2; exit 3")
+    assert f"no-such-requirement-{marker}" in raised.value.message
+    # The half-made container is gone: no container of this engine ran the failing setup.
+    ran = [
+        c
+        for c in docker_engine.containers.list(all=True, filters={"label": "repoanchor=run"})
+        if marker in str(c.attrs)
+    ]
+    assert ran == []

@@ -86,6 +86,8 @@ def write_config(path: Path, api_base: str, **fields) -> Path:
         "limits": {"steps": 10, "wall_seconds": 120},
         "workers": 2,
         "out": "out",
+        # Scripted replies whose every command is known: on the host (a model would get its image).
+        "environment": {"kind": "local"},
         **fields,
     }
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
