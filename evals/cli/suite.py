@@ -31,7 +31,9 @@ def build(
     dataset: Annotated[
         str, typer.Argument(help="SWE-bench-format dataset: parquet, JSONL, JSON, save_to_disk folder or HF id.")
     ],
-    suite: Annotated[str, typer.Option("--suite", help="perturb | spt | extend.")] = "perturb",
+    suite: Annotated[
+        str, typer.Option("--suite", help="perturb | spt | extend | original (the unperturbed tasks, for pairing).")
+    ] = "perturb",
     out: Annotated[
         Path, typer.Option("--out", help="Suite folder to write (or to resume: rerun the same command).")
     ] = Path("suite"),
@@ -70,6 +72,12 @@ def build(
     """
     from repoanchor.evals.suites.build import build_suite, rejection_summary
     from repoanchor.evals.suites.kinds import SuiteConfig
+
+    if suite == "original":  # nothing to perturb or validate: the dataset's own tasks, as one-commit repositories
+        from repoanchor.evals.suites.original import build_original_suite
+
+        typer.echo(json.dumps(build_original_suite(dataset, out, repo_cache=repo_cache), indent=2))
+        return
 
     config = SuiteConfig(
         kind=suite,

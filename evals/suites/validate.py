@@ -161,7 +161,8 @@ def validate_task(check: Path, truth: dict, env: EnvSpec, timeout: float = 1800)
 
     Imports are checked after a test run, i.e. after the project's own install step, as the
     original's were (`baseline_imports`): some projects only import once installed."""
-    row, checks = truth["row"], truth["level1"]
+    # An original task (suite `original`) changed no file: level 1 has nothing to check.
+    row, checks = truth["row"], truth.get("level1") or {"files": [], "modules": {}, "patch_files": []}
     compile_check(check, checks["files"], "variant")
     before = level3_before(check, row, env, timeout)
     import_check(check, checks["modules"], env, "variant")

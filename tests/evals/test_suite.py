@@ -160,6 +160,16 @@ def test_perturb_tasks_validate_in_their_environment_image_as_they_do_locally(tm
     assert (image["tasks"], image["passed"]) == (local["tasks"], local["passed"]) == (3, 3)
 
 
+def test_the_original_suite_builds_from_the_cli_and_validates(tmp_path_factory, tmp_path):
+    cache, dataset = fixture_dataset(tmp_path_factory)
+    args = ["build", str(dataset), "--suite", "original", "--out", str(tmp_path / "o"), "--repo-cache", str(cache)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["tasks"] == 3
+    summary = validate_suite(tmp_path / "o")
+    assert (summary["ok"], summary["passed"]) == (True, 3), summary["failed"]
+
+
 def test_suite_validate_cli_passes_then_fails_on_a_corrupted_ground_truth(tmp_path_factory, tmp_path):
     suite = built_suite("perturb", tmp_path_factory)
     runner = CliRunner()
