@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/perturb_throughput.py
 	$(BIN)/python benchmarks/steps_throughput.py
 	$(BIN)/python benchmarks/analysis_throughput.py
+	$(BIN)/python benchmarks/image_overhead.py
 
 clean:
 	rm -rf $(VENV) .tools .pytest_cache .ruff_cache

@@ -15,6 +15,7 @@ import json
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -81,28 +82,55 @@ def labels_for(plan: EnvPlan, digest: str) -> dict[str, str]:
     }
 
 
-def build_env_image(row: dict[str, Any], repo_cache: Path | None, cache_dir: Path, base: str = BASE_IMAGE) -> dict:
-    """Plan, fetch and build `row`'s environment image; {"image", "status": built|cached, "plan"}."""
+@dataclass
+class BuildInputs:
+    """Everything an environment image is made of; `tag` is named by their digest."""
+
+    plan: EnvPlan
+    wheels: Path
+    dockerfile: str
+    prefix: str | None
+    labels: dict[str, str]
+    tag: str
+
+
+def build_inputs(row: dict[str, Any], repo_cache: Path | None, cache_dir: Path, base: str = BASE_IMAGE) -> BuildInputs:
+    """Plan `row`'s (repo, version) and fetch its wheels (both cached); nothing is built yet."""
     plan = plan_for(row, repo_cache, cache_dir / "venvs")
     wheels = fetch_wheels(plan.python, plan.python_version, plan.requirements, plan.build_requires,
                           cache_dir / "wheels")  # fmt: skip
     interpreter, prefix = interpreter_in_image(plan, base)
+    text = context.dockerfile(base, interpreter, prefix)
     client = connect()
     try:
-        text = context.dockerfile(base, interpreter, prefix)
-        inputs = {"base": client.images.get(base).id, "dockerfile": text, "wheels": wheel_names(wheels),
-                  "labels": labels_for(plan, "")}  # fmt: skip
-        digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
-        tag = names.env_image_name(plan.repo, plan.version, digest)
-        if client.images.list(name=tag):
-            return {"image": tag, "status": "cached", "plan": plan}
-        _build(client, tag, text, wheels, prefix, labels_for(plan, digest[:12]))
-        return {"image": tag, "status": "built", "plan": plan}
+        base_id = client.images.get(base).id
+    finally:
+        client.close()
+    inputs = {"base": base_id, "dockerfile": text, "wheels": wheel_names(wheels), "labels": labels_for(plan, "")}
+    digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+    tag = names.env_image_name(plan.repo, plan.version, digest)
+    return BuildInputs(plan, wheels, text, prefix, labels_for(plan, digest[:12]), tag)
+
+
+def build_env_image(row: dict[str, Any], repo_cache: Path | None, cache_dir: Path, base: str = BASE_IMAGE) -> dict:
+    """Plan, fetch and build `row`'s environment image; {"image", "status": built|cached, "plan"}."""
+    made = build_inputs(row, repo_cache, cache_dir, base)
+    client = connect()
+    try:
+        if client.images.list(name=made.tag):
+            return {"image": made.tag, "status": "cached", "plan": made.plan}
+        build_image(client, made, made.tag)
+        return {"image": made.tag, "status": "built", "plan": made.plan}
     finally:
         client.close()
 
 
-def _build(client, tag: str, text: str, wheels: Path, prefix: str | None, labels: dict[str, str]) -> None:
+def build_image(client, made: BuildInputs, tag: str, nocache: bool = False) -> None:
+    """`docker build` of `made` as `tag`, offline; a failed build is an InfraError with the log's tail."""
+    _build(client, tag, made.dockerfile, made.wheels, made.prefix, made.labels, nocache)
+
+
+def _build(client, tag: str, text: str, wheels: Path, prefix: str | None, labels: dict, nocache: bool) -> None:
     import docker
 
     with tempfile.TemporaryDirectory(prefix="repoanchor-image-") as scratch:
@@ -110,7 +138,7 @@ def _build(client, tag: str, text: str, wheels: Path, prefix: str | None, labels
         with archive.open("rb") as stream:
             try:
                 client.images.build(fileobj=stream, custom_context=True, tag=tag, labels=labels,
-                                    network_mode="none", rm=True, forcerm=True)  # fmt: skip
+                                    network_mode="none", rm=True, forcerm=True, nocache=nocache)  # fmt: skip
             except docker.errors.BuildError as error:
                 log = "".join(str(part.get("stream") or part.get("error") or "") for part in error.build_log)
                 raise InfraError("image_build", f"building {tag} failed: {error.msg}\n{log[-3000:]}") from error
