@@ -57,15 +57,15 @@ def init_single_commit(
     return _git(tree, env, "rev-parse", "HEAD").strip()
 
 
-def carry_version_tag(source: Path, repo: Path) -> str | None:
-    """Tag `repo`'s one commit with the nearest release tag of `source`'s HEAD, if it has one.
+def carry_version_tag(source: Path, repo: Path, ref: str = "HEAD") -> str | None:
+    """Tag `repo`'s one commit with the nearest release tag of `ref` in `source`, if it has one.
 
     Projects versioned from git (setuptools_scm: pytest, ...) read their version from tags; without
     one a fresh history installs as 0.1.dev1 (or not at all), and a `minversion` check fails every
     test. The tag says no more than the original repository (and a SWE-bench image) already does."""
     env = _isolated_env(CommitIdentity())
     try:
-        tag = _git(source, env, "describe", "--tags", "--abbrev=0", "HEAD").strip()
+        tag = _git(source, env, "describe", "--tags", "--abbrev=0", ref).strip()
     except GitError:  # no tag reachable (or no repository): nothing to carry
         return None
     _git(repo, env, "tag", tag)

@@ -17,7 +17,7 @@ from repoanchor.evals.harness.datasets import load_dataset
 from repoanchor.evals.harness.instance_env import source_repo
 from repoanchor.evals.suites.export import dumps, grading_row, jsonl, safe_name, task_row, tree_id
 from repoanchor.perturb.atomic import write_atomic
-from repoanchor.perturb.variant_git import init_single_commit, tracked_files
+from repoanchor.perturb.variant_git import carry_version_tag, init_single_commit, tracked_files
 
 
 def export_tree(source: Path, commit: str, dest: Path) -> None:
@@ -48,6 +48,7 @@ def build_original_suite(dataset: str | Path, out: Path, *, repo_cache: Path | N
             source = source_repo(row, repo_cache=repo_cache)
             export_tree(source, row["base_commit"], repo)
             commit = init_single_commit(repo, expect=tracked_files(source, row["base_commit"]))
+            carry_version_tag(source, repo, row["base_commit"])  # setuptools_scm projects read it, as variants do
         truth = {"row": grading_row(row, row["instance_id"], commit, row["patch"])}
         write_atomic(out / "ground_truth" / f"{name}.json", dumps(truth))
         tasks.append(task_row(row, row["instance_id"], "original", commit))

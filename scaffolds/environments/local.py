@@ -101,6 +101,10 @@ def checkout_at(repo: Path, base: str, scratch: Path) -> Path:
     git(scratch, "init", "--quiet", str(clone))
     git(clone, "fetch", "--quiet", "--no-tags", str(repo), base)
     git(clone, "checkout", "--quiet", "--detach", base)
+    # Tags on `base` itself (a suite's carried release tag): projects versioned from git (setuptools_scm)
+    # install as 0.1.dev1 without one, and fail their own minversion checks. Nothing later is revealed.
+    for tag in git(repo, "tag", "--points-at", base).split():
+        git(clone, "tag", tag, base)
     (clone / ".git" / "FETCH_HEAD").unlink(missing_ok=True)  # it names the host path
     return clone
 

@@ -160,13 +160,17 @@ def test_perturb_tasks_validate_in_their_environment_image_as_they_do_locally(tm
     assert (image["tasks"], image["passed"]) == (local["tasks"], local["passed"]) == (3, 3)
 
 
-def test_the_original_suite_builds_from_the_cli_and_validates(tmp_path_factory, tmp_path):
-    cache, dataset = fixture_dataset(tmp_path_factory)
-    args = ["build", str(dataset), "--suite", "original", "--out", str(tmp_path / "o"), "--repo-cache", str(cache)]
+def test_the_original_suite_builds_from_the_cli_and_validates(tmp_path):
+    repo, dataset = materialize_fixture(tmp_path / "fixture")
+    subprocess.run(["git", "-C", str(repo), "tag", "v0.3.0"], check=True)  # a release, as setuptools_scm reads
+    out = tmp_path / "o"
+    args = ["build", str(dataset), "--suite", "original", "--out", str(out), "--repo-cache", str(repo.parent)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["tasks"] == 3
-    summary = validate_suite(tmp_path / "o")
+    tags = subprocess.run(["git", "-C", str(out / "repos" / INSTANCES[0]), "tag"], capture_output=True)
+    assert tags.stdout.decode().split() == ["v0.3.0"]
+    summary = validate_suite(out)
     assert (summary["ok"], summary["passed"]) == (True, 3), summary["failed"]
 
 

@@ -253,3 +253,16 @@ def test_docker_setup_failure_is_an_infra_error_with_its_output(docker_engine, r
         if marker in str(c.attrs)
     ]
     assert ran == []
+
+
+def test_a_release_tag_on_the_base_commit_comes_along_and_no_other(kind: str, repo: Path) -> None:
+    # setuptools_scm projects read their version from it; a later tag would name the future.
+    tag = ["git", "-C", str(repo), "-c", "user.name=a", "-c", "user.email=a@b", "tag"]
+    subprocess.run([*tag, "v4.5.0"], check=True)
+    base = git_out(repo, "rev-parse", "HEAD").strip()
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q",
+                    "--allow-empty", "-m", "later"], check=True)  # fmt: skip
+    subprocess.run([*tag, "v9.9.9"], check=True)
+    with open_environment(EnvironmentConfig(kind=kind), repo, base) as env:
+        assert env.execute("git tag").output.split() == ["v4.5.0"]
+        assert env.execute("git describe --tags").output.strip() == "v4.5.0"
