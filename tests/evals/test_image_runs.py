@@ -103,3 +103,26 @@ def test_auto_puts_a_model_in_its_tasks_image(fixture_env_image, tmp_path):
     task = Task(instance_id="t", problem_statement="x", repo=tmp_path, source_repo="fixture/ledger", version="0.3")
     resolved, note = resolve_environment(EnvironmentConfig(kind="auto"), task, "openai/gpt-4o")
     assert (resolved.kind, resolved.image, resolved.workdir, note) == ("docker", fixture_env_image, "/testbed", None)
+
+
+def test_suite_images_bakes_one_runnable_image_per_task(suite, fixture_env_image, docker_engine, tmp_path):
+    from typer.testing import CliRunner
+
+    from repoanchor.evals.cli.suite import app
+
+    folder, _ = suite
+    result = CliRunner().invoke(app, ["images", str(folder), "--out", str(tmp_path / "images.json")])
+    assert result.exit_code == 0, result.output
+    made = json.loads((tmp_path / "images.json").read_text())
+    assert sorted(made) == ["fixture__ledger-1", "fixture__ledger-2", "fixture__ledger-3"]
+    try:
+        for task_id, record in made.items():
+            assert record["image"].startswith(f"repoanchor/sweb.eval.x86_64.{task_id.replace('__', '_1776_')}:")
+            assert record["env_image"] == fixture_env_image
+        probe = "pwd; git rev-list --count HEAD; python -c 'import ledger, pytest; print(ledger.__file__)'"
+        out = docker_engine.containers.run(made[INSTANCE]["image"], ["bash", "-c", probe], remove=True,
+                                           network_mode="none", user="1000:1000")  # fmt: skip
+        assert out.decode().split() == ["/testbed", "1", "/testbed/ledger/__init__.py"]
+    finally:
+        for record in made.values():
+            docker_engine.images.remove(record["image"], force=True)
