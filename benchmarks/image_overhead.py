@@ -50,7 +50,7 @@ def main() -> None:
         client = connect()
         tag = made.tag.replace("repoanchor/", "repoanchor/bench-", 1)
         try:
-            build_s = best(args.rounds, lambda: build_image(client, made, tag, nocache=True))
+            build_s = best(args.rounds, lambda: build_image(client, made, tag, nocache=True, kind="benchmark"))
         finally:
             client.images.remove(tag, force=True)
             client.close()

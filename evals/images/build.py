@@ -125,9 +125,10 @@ def build_env_image(row: dict[str, Any], repo_cache: Path | None, cache_dir: Pat
         client.close()
 
 
-def build_image(client, made: BuildInputs, tag: str, nocache: bool = False) -> None:
-    """`docker build` of `made` as `tag`, offline; a failed build is an InfraError with the log's tail."""
-    _build(client, tag, made.dockerfile, made.wheels, made.prefix, made.labels, nocache)
+def build_image(client, made: BuildInputs, tag: str, nocache: bool = False, kind: str = "env") -> None:
+    """`docker build` of `made` as `tag`, offline; a failed build is an InfraError with the log's tail.
+    Only `kind` "env" images are found by the harness (a benchmark's copy must not be)."""
+    _build(client, tag, made.dockerfile, made.wheels, made.prefix, {**made.labels, names.KIND_LABEL: kind}, nocache)
 
 
 def _build(client, tag: str, text: str, wheels: Path, prefix: str | None, labels: dict, nocache: bool) -> None:
