@@ -8,11 +8,11 @@ from repoanchor.evals.demo.fixture_project import materialize_fixture
 from repoanchor.evals.harness import container_run, grading, instance_env
 from repoanchor.evals.harness.datasets import load_dataset
 from repoanchor.evals.images import names
-from repoanchor.evals.images.build import build_group, groups
+from repoanchor.evals.images.build import build_group, build_image, build_inputs, groups
 from repoanchor.evals.images.requirements import LEGACY_BUILD, build_requires
 from repoanchor.scaffolds.records import InfraError
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
-from tests.support.env_images import fixture_env_image_fixture  # noqa: F401
+from tests.support.env_images import CACHE, fixture_env_image_fixture  # noqa: F401
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_the_image_is_found_by_its_labels_and_not_rebuilt(fixture_env_image, doc
     assert container_run.find_env_image("fixture/ledger", "0.3") == fixture_env_image
     assert container_run.find_env_image("fixture/ledger", "9.9") is None
     ((key, rows),) = groups(load_dataset_rows(tmp_path)).items()
-    again = build_group(key, rows, None, tmp_path / "cache")
+    again = build_group(key, rows, None, CACHE)
     assert (again.status, again.image) == ("cached", fixture_env_image)
 
 
@@ -121,3 +121,18 @@ def test_a_missing_environment_image_is_an_infra_error_naming_the_command(docker
     assert container_run.choose_provider(row, "auto")[0] == "local"
     assert "no environment image" in container_run.choose_provider(row, "auto")[1]
     assert container_run.choose_provider(row, "image") == ("image", None)
+
+
+def test_the_build_itself_runs_every_time_from_the_layer_cache(fixture_env_image, docker_engine, tmp_path):
+    # The session's image may be years old on this engine: the build call still runs here (the layers of an
+    # unchanged context come from the engine's cache), and its result is no environment image of a task.
+    made = build_inputs(load_dataset_rows(tmp_path)[0], None, CACHE)
+    assert made.tag == fixture_env_image
+    build_image(docker_engine, made, "repoanchor/test-rebuild:latest", kind="test")
+    try:
+        labels = docker_engine.images.get("repoanchor/test-rebuild:latest").labels
+        assert labels["repoanchor.kind"] == "test"
+        assert labels["repoanchor.env.digest"] == fixture_env_image.rsplit(":", 1)[1]
+        assert container_run.find_env_image("fixture/ledger", "0.3") == fixture_env_image
+    finally:
+        docker_engine.images.remove("repoanchor/test-rebuild:latest", force=True)
