@@ -22,7 +22,7 @@ from typing import Any
 from repoanchor.prompts import render
 from repoanchor.scaffolds.environments.local import Environment
 from repoanchor.scaffolds.mini.environment import MiniEnvironment
-from repoanchor.scaffolds.models.model import ModelConfig, classify_exception, redact
+from repoanchor.scaffolds.models.model import ModelConfig, classify_exception, exception_ending, redact
 from repoanchor.scaffolds.records import InfraError, Limits, RunRecord
 from repoanchor.scaffolds.trajectories import trajectory as normalised
 from repoanchor.scaffolds.trajectories.readers import read_trajectory
@@ -64,7 +64,12 @@ class MiniSweAgent:
                     _finish(record, agent, priced, env, out, started)  # keep what was written; a bug stays loud
                     raise
                 where = f"{model.model} at {model.api_base or 'its provider'}"
-                _infra(record, f"model_{classify_exception(error)}", f"the call to {where} failed: {error}")
+                ending = exception_ending(error)
+                if ending:  # the request itself was refused (context window...): the agent's ending, graded
+                    said = f"{where} refused the request (HTTP {getattr(error, 'status_code', '?')}): {error}"
+                    record.exit_status, record.exit_message = ending, redact(said)[:MESSAGE_CHARS]
+                else:
+                    _infra(record, f"model_{classify_exception(error)}", f"the call to {where} failed: {error}")
         return _finish(record, agent, priced, env, out, started)
 
 

@@ -101,6 +101,40 @@ def classify_exception(exc: Exception) -> str:
 
 _kind = classify_exception  # the earlier private name
 
+# A model call refused for what the request holds is the agent's ending, not the infrastructure's: it
+# would fail the same way again (retrying pays for it twice more), and dropping it from the denominators
+# would hide the failures of the conditions that use the most context (perturbed repositories, anchoring).
+CONTEXT_WINDOW = re.compile(
+    r"context[_ ]length|context[_ ]window|maximum context|prompt is too long|input is too long|too many tokens",
+    re.IGNORECASE,
+)
+CONTENT_POLICY = re.compile(r"content[_ ]policy|content management policy|content[_ ]filter|safety system", re.I)
+REJECTED_STATUSES = (400, 413, 422)
+"""Deterministic 4xx: the request itself is refused. Not 401/403/404 (a key or model name is wrong: the
+run's configuration) nor 408/429 (time and rate: retried as infrastructure errors)."""
+MODEL_ENDINGS = ("ContextWindowExceeded", "ContentPolicyViolation", "ModelRequestRejected")
+
+
+def model_ending(status: int | None, text: str) -> str | None:
+    """The agent's ending a refused model call stands for (one of MODEL_ENDINGS), or None: not a refusal."""
+    if status is not None and status not in REJECTED_STATUSES:
+        return None
+    if CONTEXT_WINDOW.search(text) or "ContextWindowExceeded" in text:
+        return "ContextWindowExceeded"
+    if CONTENT_POLICY.search(text) or "ContentPolicyViolation" in text:
+        return "ContentPolicyViolation"
+    return "ModelRequestRejected" if status is not None else None
+
+
+def exception_ending(exc: Exception) -> str | None:
+    """`model_ending` of a client exception (litellm's or the openai SDK's), by its status and its chain."""
+    names, seen = [], exc
+    while seen is not None and len(names) < 10:
+        names.append(type(seen).__name__)
+        seen = seen.__cause__ or seen.__context__
+    status = getattr(exc, "status_code", None)
+    return model_ending(status if isinstance(status, int) else None, " ".join(names) + " " + str(exc))
+
 
 def _reply(litellm, response) -> ModelReply:
     message = response.choices[0].message

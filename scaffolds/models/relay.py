@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from repoanchor.scaffolds.models.loopback import loopback_http, serve, shut
-from repoanchor.scaffolds.models.model import redact
+from repoanchor.scaffolds.models.model import model_ending, redact
 from repoanchor.scaffolds.records import InfraError
 
 # Hop-by-hop headers and the ones the relay sets itself; everything else passes through unchanged.
@@ -40,6 +40,8 @@ class Call:
     """Upstream HTTP status; None when no response came (refused, timed out)."""
     error: str | None = None
     """The infrastructure error kind when the call failed, else None."""
+    ending: str | None = None
+    """The agent's ending the call stands for when the model refused the request itself (`model_ending`)."""
 
 
 def classify(status: int) -> str | None:
@@ -73,6 +75,8 @@ class ModelRelay:
         self.calls: list[Call] = []
         self.consecutive_failures = 0
         self.last_error: InfraError | None = None
+        self.ending: tuple[str, str] | None = None
+        """(ending, message) of the first call the model refused for what it held (context window...)."""
         self._lock = threading.Lock()
         handler = _handler_for(self)
         self._servers: list[socketserver.BaseServer] = [loopback_http(handler)]
@@ -98,10 +102,13 @@ class ModelRelay:
         with self._lock:
             return sum(1 for call in self.calls if call.error)
 
-    def observe(self, path: str, status: int | None, error: InfraError | None = None) -> None:
+    def observe(self, path: str, status: int | None, error: InfraError | None = None, ending=None) -> None:
+        """Count a call; `ending` = (ending, message) for a refused request, which is no failure of the server."""
         with self._lock:
-            self.calls.append(Call(path, status, error.kind if error else None))
-            if error is None:
+            self.calls.append(Call(path, status, error.kind if error else None, ending[0] if ending else None))
+            if ending is not None:
+                self.ending = self.ending or ending
+            elif error is None:
                 self.consecutive_failures = 0
             else:
                 self.consecutive_failures += 1
@@ -212,8 +219,12 @@ def _handler_for(relay: ModelRelay) -> type[BaseHTTPRequestHandler]:
                 return
             self.observed = True
             kind = classify(status)
+            text = redact(head[:500].decode("utf-8", "replace"))
+            ending = model_ending(status, text) if error is None and kind == "model_bad_request" else None
+            if ending:
+                relay.observe(self.path, status, None, (ending, f"{url} answered HTTP {status}: {text}"))
+                return
             if error is None and kind:
-                text = redact(head[:500].decode("utf-8", "replace"))
                 error = InfraError(kind, f"{url} answered HTTP {status}: {text}")
             relay.observe(self.path, status, error)
 

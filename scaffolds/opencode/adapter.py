@@ -77,6 +77,8 @@ class Progress:
     stop: str | None = None
     """Why the adapter stopped OpenCode: a limit's description; None when it ended by itself."""
     infra: InfraError | None = None
+    ending: tuple[str, str] | None = None
+    """(ending, message) when the model refused a request for what it held (see scaffolds.models.model)."""
 
 
 class OpenCode:
@@ -156,13 +158,20 @@ class OpenCode:
                 _follow(line, progress, limits, priced)
             if limits.wall_seconds and time.monotonic() - started > limits.wall_seconds:
                 progress.stop = progress.stop or f"wall time limit {limits.wall_seconds:g} s reached"
-            if relay.consecutive_failures >= self.fail_after or progress.error:
+            if relay.ending:  # the model refused the request itself: the run ends as the agent's, graded
+                progress.ending = progress.ending or relay.ending
+            elif relay.consecutive_failures >= self.fail_after or progress.error:
                 progress.infra = progress.infra or _model_failure(relay, progress.error)
+            if progress.ending and not stopped_at:
+                stopped_at = time.monotonic()
+                process.kill()
+                continue
             if progress.stop or progress.infra:
                 stopped_at = time.monotonic()
                 process.kill()
         reader.join(timeout=DRAIN_SECONDS)
         process.wait()
+        progress.ending = progress.ending or relay.ending  # OpenCode may have given up on the refusal first
 
     def _finish(self, record: RunRecord, env, model, out: Path, process, progress: Progress, started) -> RunRecord:
         if progress.stop:
@@ -178,7 +187,9 @@ class OpenCode:
             path.write_text(redact(path.read_text(encoding="utf-8", errors="replace")), encoding="utf-8")
         if process is not None:
             trajectory = _trajectory(out)
-            if not (progress.stop or progress.infra):
+            if progress.ending:
+                record.exit_status, record.exit_message = progress.ending[0], progress.ending[1][:MESSAGE_CHARS]
+            elif not (progress.stop or progress.infra):
                 if process.wait() != 0 and trajectory.exit_status != FINISHED:
                     progress.infra = InfraError("opencode_failed", f"OpenCode exited {process.wait()}: {_tail(out)}")
                 record.exit_status = trajectory.exit_status

@@ -20,7 +20,7 @@ from repoanchor.evals.runs.grade_runs import GRADE, SCRATCH, grade_matrix
 from repoanchor.evals.runs.matrix import MatrixConfig
 from repoanchor.evals.runs.run_matrix import run_matrix
 from repoanchor.evals.suites.original import build_original_suite
-from repoanchor.scaffolds.models.scripted_server import ScriptedServer
+from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
 from tests.support.env_images import fixture_env_image_fixture  # noqa: F401
 from tests.support.scripted import SUBMIT, turn
@@ -28,8 +28,9 @@ from tests.support.scripted import SUBMIT, turn
 pytestmark = pytest.mark.xdist_group("matrix")
 
 
-def ran_matrix(tmp_path: Path) -> MatrixConfig:
-    """The fixture's original suite run by the oracle and an idle model (mini, 2 workers): 6 finished units."""
+def ran_matrix(tmp_path: Path, second=None, name: str = "idle") -> MatrixConfig:
+    """The fixture's original suite run by the oracle and a second scripted policy (idle unless given; mini,
+    2 workers): 6 finished units."""
     fixture = tmp_path / "fixture"
     _, dataset = materialize_fixture(fixture)
     suite = tmp_path / "suites" / "original"
@@ -39,7 +40,7 @@ def ran_matrix(tmp_path: Path) -> MatrixConfig:
     assert all("patch" not in row and "test_patch" not in row for row in tasks)
     with (
         ScriptedServer(responder=OraclePolicy(oracle_truths([suite]))) as oracle,
-        ScriptedServer(responder=lambda body: turn(SUBMIT)) as idle,
+        ScriptedServer(responder=second or (lambda body: turn(SUBMIT))) as idle,
     ):
         config = MatrixConfig.model_validate(
             {
@@ -47,7 +48,7 @@ def ran_matrix(tmp_path: Path) -> MatrixConfig:
                 "scaffolds": ["mini"],
                 "models": [
                     {"name": "oracle", "model": ORACLE_MODEL, "api_base": oracle.base_url},
-                    {"name": "idle", "model": "openai/idle", "api_base": idle.base_url},
+                    {"name": name, "model": f"openai/{name}", "api_base": idle.base_url},
                 ],
                 "conditions": [{"name": "plain"}],
                 "repeats": 1,
@@ -116,3 +117,31 @@ def test_matrix_grades_in_environment_images_equal_local_ones(tmp_path: Path, mo
     verdict = ("unit_id", "resolved", "status", "f2p", "p2p")
     assert [{k: g[k] for k in verdict} for g in images] == [{k: g[k] for k in verdict} for g in local]
     assert sum(g["resolved"] for g in images) == 3
+
+
+OVERFLOW = {"error": {"message": "This model's maximum context length is 8192 tokens.",
+                      "code": "context_length_exceeded", "type": "invalid_request_error"}}  # fmt: skip
+
+
+def mixed_policy(body: dict):
+    """Gives up on ledger-1 (submits nothing); on the others it edits once, then overflows the context window."""
+    task = body["messages"][1]["content"]
+    if "thousands separators" in task:
+        return turn(SUBMIT)
+    if sum(m.get("role") == "assistant" for m in body["messages"]) == 0:
+        return turn("echo '# started' >> ledger/money.py")
+    return Reply(status=400, body=OVERFLOW)
+
+
+def test_context_overflows_are_graded_failures_never_retried_and_counted(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "not-a-secret-scripted-servers-ignore-it")
+    config = ran_matrix(tmp_path, mixed_policy, name="mixed")
+    grades = [g for g in grade_matrix(config, provider="local") if g["model"] == "mixed"]
+    overflowed = [g for g in grades if g["exit_status"] == "ContextWindowExceeded"]
+    assert len(grades) == 3  # every unit of the model is in the denominator
+    assert len(overflowed) == 2  # ledger-2 and ledger-3; ledger-1 was given up
+    for grade in overflowed:
+        assert (grade["graded"], grade["resolved"]) == (True, False)
+        assert grade["patch_lines"] > 0  # the partial patch was graded
+        result = json.loads((Path(config.out) / "units" / grade["unit_id"] / "result.json").read_text())
+        assert len(result["attempts"]) == 1  # a deterministic refusal is not retried

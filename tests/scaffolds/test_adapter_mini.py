@@ -185,9 +185,9 @@ def test_a_command_timeout_is_shown_to_the_agent(api_key, repo, tmp_path):
     [
         ([Reply(status=500)] * 3, FAST, "model_server_error", "500"),
         ([Reply("late", delay=5)], {**FAST, "timeout": 1}, "model_timeout", "Timeout"),
-        ([Reply(status=400)], FAST, "model_bad_request", "400"),
+        ([Reply(status=401)], FAST, "model_bad_request", "401"),
     ],
-    ids=["server-error", "hang", "bad-request"],
+    ids=["server-error", "hang", "unauthorised"],
 )
 def test_model_failures_are_infrastructure_errors(api_key, repo, tmp_path, replies, model, kind, words):
     with ScriptedServer(replies) as server, LocalCheckout(repo) as env:
@@ -229,3 +229,37 @@ def test_the_api_key_is_used_but_never_recorded_nor_shown_to_the_agent(api_key, 
     assert "OPENAI_API_KEY" not in actions[0].output_excerpt
     assert "PATH=" in actions[0].output_excerpt
     assert actions[1].output_excerpt == "key=\n"
+
+
+OVERFLOW = {
+    "error": {
+        "message": "This model's maximum context length is 128000 tokens. However, your messages "
+        "resulted in 131072 tokens.",
+        "type": "invalid_request_error",
+        "code": "context_length_exceeded",
+    }
+}
+POLICY = {
+    "error": {
+        "message": "The response was filtered due to the prompt triggering the content management policy.",
+        "type": "invalid_request_error",
+        "code": "content_filter",
+    }
+}
+REJECTED = {"error": {"message": "Invalid 'messages[3].content': string too long.", "type": "invalid_request_error"}}
+"""What OpenAI-compatible providers answer (HTTP 400) when a request itself is refused."""
+
+
+@pytest.mark.parametrize(
+    ("body", "ending"),
+    [(OVERFLOW, "ContextWindowExceeded"), (POLICY, "ContentPolicyViolation"), (REJECTED, "ModelRequestRejected")],
+    ids=["context-window", "content-policy", "other-400"],
+)
+def test_a_refused_request_is_the_agents_ending_and_its_patch_is_kept(api_key, repo, tmp_path, body, ending):
+    replies = [*turns(FIX_SED), Reply(status=400, body=body)]
+    with ScriptedServer(replies) as server, LocalCheckout(repo) as env:
+        record = run_mini(env, server.base_url, tmp_path, **FAST)
+    assert len(server.requests) == 2  # no retry of a request that would be refused again
+    assert (record.exit_status, record.infra_error) == (ending, None)
+    assert "+    return a + b" in record.patch  # the partial work is graded, as any ending's
+    assert "400" in record.exit_message

@@ -231,18 +231,6 @@ def test_a_server_that_is_down_is_unreachable(api_key, repo, tmp_path):
     assert "Connection refused" in record.infra_message
 
 
-def test_an_error_event_ends_the_run_at_once(api_key, repo, tmp_path):
-    # A context overflow is not retried: OpenCode reports it as an `error` event straight away.
-    overflow = {"error": {"message": "context_length_exceeded: too long", "type": "invalid_request_error"}}
-    with LocalCheckout(repo) as env, ScriptedServer([Reply(status=400, body=overflow)] * 3) as server:
-        record = run(env, server.base_url, tmp_path / "out")
-    assert time.monotonic() - server.requests[0].received < FAST
-    assert (record.exit_status, record.infra_error) == (None, "model_bad_request")
-    assert "context_length_exceeded" in record.infra_message
-    assert len(server.requests) == 1
-    assert any(event["type"] == "error" for event in events(tmp_path / "out"))
-
-
 def test_opencode_failing_by_itself_is_an_infrastructure_error(api_key, repo, tmp_path, monkeypatch):
     monkeypatch.setenv("REPOANCHOR_OPENCODE", "/bin/false")
     with LocalCheckout(repo) as env:
@@ -267,3 +255,20 @@ def test_docker_without_the_mounts_says_what_is_missing(api_key, repo, tmp_path,
         record = run(env, "http://127.0.0.1:9/v1", tmp_path / "out")
     assert record.infra_error == "environment_setup"
     assert "mounts=OpenCode.mounts()" in record.infra_message
+
+
+def test_a_context_window_overflow_ends_the_run_at_once_as_the_agents_with_its_patch(api_key, repo, tmp_path):
+    # Not retried (OpenCode reports it as an `error` event straight away) and not an infrastructure error.
+    overflow = {"error": {"message": "This model's maximum context length is 8192 tokens.",
+                          "type": "invalid_request_error", "code": "context_length_exceeded"}}  # fmt: skip
+    with LocalCheckout(repo) as env:
+        calc = f"{env.workdir}/calc.py"
+        edit = Reply("", [call(1, "edit", filePath=calc, oldString="return a - b", newString="return a + b")])
+        with ScriptedServer([edit, *[Reply(status=400, body=overflow)] * 8]) as server:
+            record = run(env, server.base_url, tmp_path / "out")
+    assert (record.exit_status, record.infra_error) == ("ContextWindowExceeded", None)
+    assert "maximum context length" in record.exit_message
+    assert "+    return a + b" in record.patch
+    assert time.monotonic() - server.requests[1].received < FAST
+    assert len(server.requests) == 2  # ended at the first refusal, not after OpenCode's seven retries
+    assert any(event["type"] == "error" for event in events(tmp_path / "out"))

@@ -123,7 +123,8 @@ def test_failures_are_observed_classified_and_reset_by_a_success(api_key):
     replies = [Reply(status=500), Reply(status=503), Reply("fine"), Reply(status=400), Reply(status=429)]
     with ScriptedServer(replies) as server, ModelRelay(server.base_url) as relay:
         statuses = []
-        for expected_failures in (1, 2, 0, 1, 2):
+        # A 400 refuses the request itself: the agent's ending (see model_ending), no failure of the server.
+        for expected_failures in (1, 2, 0, 0, 1):
             statuses.append(post(relay)[0])
             assert relay.consecutive_failures == expected_failures
         assert statuses == [500, 503, 200, 400, 429]  # the scaffold sees the upstream's own answer
@@ -131,10 +132,12 @@ def test_failures_are_observed_classified_and_reset_by_a_success(api_key):
             "model_server_error",
             "model_server_error",
             None,
-            "model_bad_request",
+            None,
             "model_server_error",
         ]
-        assert relay.failures == 4
+        assert [call.ending for call in relay.calls] == [None, None, None, "ModelRequestRejected", None]
+        assert relay.ending[0] == "ModelRequestRejected"
+        assert relay.failures == 3
         assert relay.last_error.kind == "model_server_error"
         assert "HTTP 429" in relay.last_error.message
         assert api_key not in relay.last_error.message
