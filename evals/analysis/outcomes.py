@@ -1,19 +1,37 @@
 """Resolve rates and paired comparisons over graded runs: pure pandas over the grade records.
 
-Rates get Wilson intervals. A comparison pairs runs that share the source instance, scaffold, model and
-repeat and differ in one factor (suite: original vs perturbed; condition: plain vs anchor ...): the
-difference gets Newcombe's paired interval (method 10) and McNemar's mid-p, and the p-values of all
+Rates get Wilson intervals. A comparison pairs the runs of one source instance (with scaffold and model)
+that differ in one factor (suite: original vs perturbed; condition: plain vs anchor ...). The unit is the
+source instance: its repeats and variants are not independent pairs. Where each instance has one run on
+each side, the difference gets Newcombe's paired interval (method 10) and McNemar's mid-p; otherwise each
+instance's resolve rates are averaged per side, and the mean per-instance difference gets a percentile
+bootstrap over instances and a sign-flip p. The `estimator` column says which. The p-values of all
 comparisons in a report are Holm-adjusted. Ungraded units (infrastructure errors, crashes) are left out
 and counted, never scored as failures.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from repoanchor.evals.analysis.stats import holm, mcnemar_midp, newcombe_paired_interval, paired_counts, wilson_interval
+from repoanchor.evals.analysis.stats import (
+    holm,
+    mcnemar_midp,
+    newcombe_paired_interval,
+    paired_counts,
+    sign_flip_test,
+    wilson_interval,
+)  # fmt: skip
+from repoanchor.evals.analysis.stats_bootstrap import percentile_interval
 
-KEYS = ["source_instance", "scaffold", "model", "repeat"]
+CLUSTER = ["source_instance", "scaffold", "model"]
+"""The pairing unit: runs of one source instance, whatever their repeat or variant."""
+N_RESAMPLES, SEED = 10_000, 0
+BINARY = "Newcombe paired interval, McNemar mid-p (one run per instance and side)"
+CLUSTERED = (
+    f"mean per-instance difference; percentile bootstrap over instances ({N_RESAMPLES:,}, seed {SEED}); sign-flip p"
+)
 
 
 def grades_frame(grades: list[dict], sources: dict[str, str]) -> pd.DataFrame:
@@ -47,31 +65,49 @@ def resolve_rates(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 
 def paired_comparison(frame: pd.DataFrame, factor: str, first: str, second: str, within: dict) -> dict | None:
-    """`second` minus `first` on `factor`, among rows matching `within`, paired on KEYS."""
+    """`second` minus `first` on `factor`, among rows matching `within`, paired on the source instance."""
     graded = frame[frame["graded"]]
     for column, value in within.items():
         graded = graded[graded[column] == value]
-    a = graded[graded[factor] == first].set_index(KEYS)["resolved"]
-    b = graded[graded[factor] == second].set_index(KEYS)["resolved"]
-    shared = a.index.intersection(b.index)
+    a = graded[graded[factor] == first].groupby(CLUSTER)["resolved"]
+    b = graded[graded[factor] == second].groupby(CLUSTER)["resolved"]
+    shared = a.size().index.intersection(b.size().index)
     if len(shared) == 0:
         return None
-    x, y = a.loc[shared].astype(bool).tolist(), b.loc[shared].astype(bool).tolist()
-    # Newcombe's difference is p(first argument) - p(second): pass the later condition first.
-    both, only_second, only_first, neither = paired_counts(y, x)
-    difference, low, high = newcombe_paired_interval(both, only_second, only_first, neither)
     label = ", ".join(f"{k}={v}" for k, v in within.items())
-    return {
+    row = {
         "comparison": f"{factor}: {second} − {first}" + (f" ({label})" if label else ""),
         "pairs": len(shared),
-        "rate_first": sum(x) / len(x),
-        "rate_second": sum(y) / len(y),
-        "estimate": difference,
-        "low": low,
-        "high": high,
-        "discordant": f"{only_first}/{only_second}",
-        "p_midp": mcnemar_midp(only_first, only_second),
+        "runs_first": int(a.size().loc[shared].sum()),
+        "runs_second": int(b.size().loc[shared].sum()),
     }
+    one_each = (a.size().loc[shared] == 1).all() and (b.size().loc[shared] == 1).all()
+    x = a.mean().loc[shared].astype(float).to_numpy()
+    y = b.mean().loc[shared].astype(float).to_numpy()
+    return {**row, **(_binary(x, y) if one_each else _clustered(x, y))}
+
+
+def _binary(x: np.ndarray, y: np.ndarray) -> dict:
+    # Newcombe's difference is p(first argument) - p(second): pass the later condition first.
+    both, only_second, only_first, neither = paired_counts(y.astype(bool).tolist(), x.astype(bool).tolist())
+    difference, low, high = newcombe_paired_interval(both, only_second, only_first, neither)
+    return {
+        "rate_first": float(x.mean()), "rate_second": float(y.mean()), "estimate": difference, "low": low,
+        "high": high, "discordant": f"{only_first}/{only_second}", "p_midp": mcnemar_midp(only_first, only_second),
+        "estimator": BINARY,
+    }  # fmt: skip
+
+
+def _clustered(x: np.ndarray, y: np.ndarray) -> dict:
+    differences = y - x
+    rng = np.random.default_rng(SEED)
+    resampled = differences[rng.integers(0, len(differences), (N_RESAMPLES, len(differences)))].mean(axis=1)
+    low, high = percentile_interval(resampled, 0.95)
+    return {
+        "rate_first": float(x.mean()), "rate_second": float(y.mean()), "estimate": float(differences.mean()),
+        "low": low, "high": high, "discordant": f"{int((differences < 0).sum())}/{int((differences > 0).sum())}",
+        "p_midp": sign_flip_test(differences.tolist(), seed=SEED), "estimator": CLUSTERED,
+    }  # fmt: skip
 
 
 def comparisons(frame: pd.DataFrame, specs: list[tuple[str, str, str, dict]]) -> pd.DataFrame:

@@ -77,3 +77,35 @@ def test_no_shared_pairs_gives_no_row():
     records, sources = grades()
     frame = grades_frame(records, {})  # without sources, task ids differ across suites: nothing pairs
     assert comparisons(frame, [("suite", "original", "perturb", {"condition": "plain"})]).empty
+
+
+def clustered_grades(n_instances: int = 12, repeats: int = 2, variants: int = 2) -> tuple[list[dict], dict]:
+    """Original runs resolve; of each instance's perturbed runs (variants x repeats) a known share fails."""
+    records, sources = [], {}
+    for i in range(n_instances):
+        for repeat in range(1, repeats + 1):
+            records.append({"suite": "original", "instance_id": f"orig-{i}", "repeat": repeat, "resolved": True})
+            sources[f"orig-{i}"] = f"instance-{i}"
+            for v in range(variants):
+                task = f"perturb-{i}-v{v}"
+                sources[task] = f"instance-{i}"
+                failed = (i % 3 == 0) or (i % 3 == 1 and v == 0)  # instance rates 0, 0.5, 1 on the perturbed side
+                records.append({"suite": "perturb", "instance_id": task, "repeat": repeat, "resolved": not failed})
+    common = {"graded": True, "scaffold": "mini", "model": "m", "condition": "plain"}
+    return [{**common, **record, "unit_id": str(n)} for n, record in enumerate(records)], sources
+
+
+def test_repeats_and_variants_pair_on_the_source_instance_not_on_each_run():
+    frame = grades_frame(*clustered_grades())
+    (row,) = comparisons(frame, [("suite", "original", "perturb", {"condition": "plain"})]).to_dict("records")
+    assert row["pairs"] == 12  # instances, not the 48 perturbed runs
+    assert (row["runs_first"], row["runs_second"]) == (24, 48)
+    assert row["estimate"] == pytest.approx(-0.5)  # mean over instances of (0, 0.5, 1) - 1
+    assert row["low"] < -0.5 < row["high"] < 0
+    assert "bootstrap over instances" in row["estimator"]
+    # Twice the instances, same per-instance effect: the interval narrows; more repeats of the same
+    # instances do not (they are not new evidence about other instances).
+    wider = comparisons(grades_frame(*clustered_grades(n_instances=24)), [("suite", "original", "perturb", {})])
+    repeated = comparisons(grades_frame(*clustered_grades(repeats=6)), [("suite", "original", "perturb", {})])
+    assert wider["high"][0] - wider["low"][0] < row["high"] - row["low"]
+    assert repeated["high"][0] - repeated["low"][0] == pytest.approx(row["high"] - row["low"])
