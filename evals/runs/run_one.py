@@ -23,7 +23,8 @@ from repoanchor.evals.harness.tasks import Task, TaskError
 from repoanchor.scaffolds.environments.docker_container import BASE_IMAGE
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_environment
 from repoanchor.scaffolds.models.model import ModelConfig
-from repoanchor.scaffolds.records import Limits
+from repoanchor.scaffolds.models.model import redact
+from repoanchor.scaffolds.records import InfraError, Limits, RunRecord
 from repoanchor.scaffolds.registry import SCAFFOLDS
 
 ALIASES = {"mini": "mini-swe-agent"}
@@ -90,22 +91,25 @@ def run_task(task: Task, options: RunOptions, out: Path) -> dict:
     scaffold = scaffold_for(options.scaffold)
     hint_text = prompts.hints(options.hints, options.hints_file)
     out.mkdir(parents=True, exist_ok=True)
-    environment, note = resolve_environment(options.environment, task, options.model.model)
-    if note:
-        warn_once(note)
-    # OpenCode runs inside the container: its binary and the model relay's socket are mounted there.
-    mounts = scaffold.mounts() if environment.kind == "docker" and hasattr(scaffold, "mounts") else None
-    with open_environment(environment, task.repo, task.base_commit, mounts=mounts) as env:
-        if options.anchor:
-            cache = InstructionCache(options.instruction_cache) if options.instruction_cache else None
-            record = run_anchored(
-                scaffold, task.problem_statement, env, options.model, options.limits, out, hints=hint_text, cache=cache
-            )
-            status = {"anchor_status": record.anchor_status}
-        else:
-            prompt = prompts.render("task", task=task.problem_statement, hints=hint_text, workdir=env.workdir)
-            record = scaffold.run(prompt, env, options.model, options.limits, out)
-            status = {}
+    environment, note, status = options.environment, None, {}
+    try:
+        environment, note = resolve_environment(options.environment, task, options.model.model)
+        if note:
+            warn_once(note)
+        # OpenCode runs inside the container: its binary and the model relay's socket are mounted there.
+        mounts = scaffold.mounts() if environment.kind == "docker" and hasattr(scaffold, "mounts") else None
+        with open_environment(environment, task.repo, task.base_commit, mounts=mounts) as env:
+            if options.anchor:
+                cache = InstructionCache(options.instruction_cache) if options.instruction_cache else None
+                record = run_anchored(scaffold, task.problem_statement, env, options.model, options.limits, out,
+                                      hints=hint_text, cache=cache)  # fmt: skip
+                status = {"anchor_status": record.anchor_status}
+            else:
+                prompt = prompts.render("task", task=task.problem_statement, hints=hint_text, workdir=env.workdir)
+                record = scaffold.run(prompt, env, options.model, options.limits, out)
+    except InfraError as error:  # no environment (no engine, no image, a failed setup): the agent never ran
+        record = RunRecord(scaffold=scaffold.name, model=options.model.model, environment=environment.kind,
+                           infra_error=error.kind, infra_message=redact(error.message)[:2000])  # fmt: skip
     (out / "patch.diff").write_text(record.patch, encoding="utf-8")
     summary = {
         "instance_id": task.instance_id,

@@ -126,3 +126,15 @@ def test_suite_images_bakes_one_runnable_image_per_task(suite, fixture_env_image
     finally:
         for record in made.values():
             docker_engine.images.remove(record["image"], force=True)
+
+
+def test_a_missing_environment_image_is_the_runs_infra_error_not_a_crash(suite, docker_engine, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", f"sk-test-{uuid.uuid4().hex}")
+    folder, _ = suite
+    row = next(row for row in read_suite_tasks(folder) if row.instance_id == INSTANCE)
+    task = as_task(folder, row).model_copy(update={"version": "no-such-version"})
+    options = RunOptions(model=ModelConfig(model="openai/gpt-4o", api_base="http://127.0.0.1:9/v1"),
+                         environment=EnvironmentConfig(kind="image"))  # fmt: skip
+    summary = run_task(task, options, tmp_path / "run")
+    assert (summary["exit_status"], summary["infra_error"]) == (None, "image_missing")
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["infra_error"] == "image_missing"
