@@ -13,23 +13,15 @@ import argparse
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from timing import best  # noqa: E402  (beside this script)
+
 from repoanchor.evals.analysis.analyze import analyze  # noqa: E402
 from repoanchor.evals.analysis.steps_frame import load_steps  # noqa: E402
 from tests.support.shared import shared_path  # noqa: E402
-
-
-def best(rounds: int, job) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        job()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

@@ -15,25 +15,17 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from timing import best  # noqa: E402  (beside this script)
 
 from repoanchor.evals.demo.fixture_project import materialize_fixture  # noqa: E402
 from repoanchor.evals.harness import container_run, grading, instance_env  # noqa: E402
 from repoanchor.evals.harness.datasets import load_dataset  # noqa: E402
 from repoanchor.evals.images.build import build_env_image, build_image, build_inputs  # noqa: E402
 from repoanchor.scaffolds.environments.docker_container import connect  # noqa: E402
-
-
-def best(rounds: int, job) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        job()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

@@ -13,10 +13,8 @@ as agent failures.
 from __future__ import annotations
 
 import fcntl
-import functools
 import json
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,15 +25,11 @@ from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.grading import grade, run_tests
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.run_matrix import RESULT, UNITS, read_result, write_json_atomic
+from repoanchor.evals.runs.run_one import warn_once
 from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR
 
 GRADE = "grade.json"
 SCRATCH = ".grading"
-
-
-@functools.cache
-def warn_once(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr)
 
 
 def unit_patch(folder: Path, result: dict) -> str:
