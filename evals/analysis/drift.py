@@ -48,12 +48,16 @@ def _matches(path: str, listed: str) -> bool:
     return path == listed or path.endswith("/" + listed)
 
 
-def _visits(steps: pd.DataFrame, roles: Mapping[str, str], role: str) -> pd.Series:
+def touches(paths, listed: list[str]) -> bool:
+    """Whether any of `paths` is one of the `listed` role paths."""
+    return any(_matches(path, known) for path in paths for known in listed)
+
+
+def role_visits(steps: pd.DataFrame, roles: Mapping[str, str], role: str) -> pd.Series:
     """Per run: the number of steps touching at least one path with `role`."""
     listed = [path for path, given in roles.items() if given == role]
     touched = steps["files_read"] + steps["files_edited"]
-    hit = touched.map(lambda paths: any(_matches(p, x) for p in paths for x in listed))
-    return hit.groupby(steps["run"]).sum()
+    return touched.map(lambda paths: touches(paths, listed)).groupby(steps["run"]).sum()
 
 
 def drift_table(
@@ -83,7 +87,7 @@ def drift_table(
         if roles is None:
             table[f"{role}_visits"] = pd.array([pd.NA] * len(table), dtype="Int64")
         else:
-            table[f"{role}_visits"] = _visits(steps, roles, role).reindex(table.index).fillna(0).astype("Int64")
+            table[f"{role}_visits"] = role_visits(steps, roles, role).reindex(table.index).fillna(0).astype("Int64")
     for column in ("input_tokens", "output_tokens", "cost"):
         table[column] = runs.set_index("run")[column].reindex(table.index)
     return table.reset_index()

@@ -64,27 +64,34 @@ def resolve_rates(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return table.merge(ungraded.reset_index(), on=by, how="left").fillna({"ungraded": 0}) if rows else table
 
 
+def matched_means(frame: pd.DataFrame, factor: str, first: str, second: str, within: dict, value: str) -> tuple:
+    """(instances, per-instance means of `value` on each side, runs per side) over the instances with both."""
+    rows = frame[frame[value].notna()]
+    for column, wanted in within.items():
+        rows = rows[rows[column] == wanted]
+    a = rows[rows[factor] == first].groupby(CLUSTER)[value]
+    b = rows[rows[factor] == second].groupby(CLUSTER)[value]
+    shared = a.size().index.intersection(b.size().index)
+    x = a.mean().loc[shared].astype(float).to_numpy()
+    y = b.mean().loc[shared].astype(float).to_numpy()
+    return shared, x, y, a.size().loc[shared].to_numpy(), b.size().loc[shared].to_numpy()
+
+
 def paired_comparison(frame: pd.DataFrame, factor: str, first: str, second: str, within: dict) -> dict | None:
     """`second` minus `first` on `factor`, among rows matching `within`, paired on the source instance."""
     graded = frame[frame["graded"]]
-    for column, value in within.items():
-        graded = graded[graded[column] == value]
-    a = graded[graded[factor] == first].groupby(CLUSTER)["resolved"]
-    b = graded[graded[factor] == second].groupby(CLUSTER)["resolved"]
-    shared = a.size().index.intersection(b.size().index)
+    shared, x, y, runs_a, runs_b = matched_means(graded, factor, first, second, within, "resolved")
     if len(shared) == 0:
         return None
     label = ", ".join(f"{k}={v}" for k, v in within.items())
     row = {
         "comparison": f"{factor}: {second} − {first}" + (f" ({label})" if label else ""),
         "pairs": len(shared),
-        "runs_first": int(a.size().loc[shared].sum()),
-        "runs_second": int(b.size().loc[shared].sum()),
+        "runs_first": int(runs_a.sum()),
+        "runs_second": int(runs_b.sum()),
     }
-    one_each = (a.size().loc[shared] == 1).all() and (b.size().loc[shared] == 1).all()
-    x = a.mean().loc[shared].astype(float).to_numpy()
-    y = b.mean().loc[shared].astype(float).to_numpy()
-    return {**row, **(_binary(x, y) if one_each else _clustered(x, y))}
+    one_each = (runs_a == 1).all() and (runs_b == 1).all()
+    return {**row, **(_binary(x, y) if one_each else clustered_difference(x, y))}
 
 
 def _binary(x: np.ndarray, y: np.ndarray) -> dict:
@@ -98,7 +105,8 @@ def _binary(x: np.ndarray, y: np.ndarray) -> dict:
     }  # fmt: skip
 
 
-def _clustered(x: np.ndarray, y: np.ndarray) -> dict:
+def clustered_difference(x: np.ndarray, y: np.ndarray) -> dict:
+    """Mean of y - x over instances: percentile bootstrap over instances and a sign-flip p."""
     differences = y - x
     rng = np.random.default_rng(SEED)
     resampled = differences[rng.integers(0, len(differences), (N_RESAMPLES, len(differences)))].mean(axis=1)

@@ -78,7 +78,12 @@ def effort_png(drift: pd.DataFrame) -> bytes:
     return _png(figure)
 
 
-def forest_png(forest: pd.DataFrame) -> bytes:
+def forest_png(
+    forest: pd.DataFrame,
+    *,
+    title: str = "Paired comparisons",
+    xlabel: str = "difference in resolve rate (95% CI)",
+) -> bytes:
     """Rows (comparison, estimate, low, high) as points with CI whiskers, first row on top."""
     # Wide enough for the labels: a comparison names its factor and what it holds fixed.
     label_inches = 0.075 * max((len(str(c)) for c in forest["comparison"]), default=10)
@@ -86,14 +91,17 @@ def forest_png(forest: pd.DataFrame) -> bytes:
     axes = figure.add_subplot()
     rows = np.arange(len(forest))[::-1]
     estimate = forest["estimate"].to_numpy(dtype=float)
-    errors = [estimate - forest["low"].to_numpy(dtype=float), forest["high"].to_numpy(dtype=float) - estimate]
+    # A percentile interval need not contain the mean; matplotlib refuses negative whiskers, so clip at 0.
+    errors = np.clip(
+        [estimate - forest["low"].to_numpy(dtype=float), forest["high"].to_numpy(dtype=float) - estimate], 0, None
+    )
     axes.errorbar(estimate, rows, xerr=errors, fmt="o", capsize=3)
     axes.set_ylim(-0.7, len(forest) - 0.3)
     axes.axvline(0, color="grey", linewidth=0.8, linestyle="--")
     axes.set_yticks(rows, forest["comparison"].astype(str))
-    axes.set_xlabel("difference in resolve rate (95% CI)")
+    axes.set_xlabel(xlabel)
     axes.set_xlim(-1.05, 1.05)
-    axes.set_title("Paired comparisons", fontsize=9)
+    axes.set_title(title, fontsize=9)
     figure.tight_layout()
     return _png(figure)
 
@@ -106,6 +114,13 @@ def _cell(value) -> str:
     if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
         return ""
     return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+NO_ROWS = "No rows: the runs given hold no units for this table."
+
+
+def _markdown_or_none(frame: pd.DataFrame) -> str:
+    return markdown_table(frame) if len(frame) else f"_{NO_ROWS}_"
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -165,25 +180,43 @@ def write_report(
     if forest is not None and len(forest):
         tables.append(("Degradation", forest))
     lead = [header] if header else []
-    problems = [f"- unreadable: {error}" for error in errors]
-    md = [f"# {title}", *lead, *(["## Files not analysed", "\n".join(problems)] if problems else [])]
+    write_page(out, title, lead, [f"unreadable: {error}" for error in errors], figures, tables)
+    return {"report.md": out / "report.md", "report.html": out / "report.html", **{n: out / n for n, _, _ in figures}}
+
+
+def write_page(
+    out: Path,
+    title: str,
+    lead: list[str],
+    problems: list[str],
+    figures: list[tuple[str, str, bytes]],
+    tables: list[tuple],
+    stem: str = "report",
+) -> None:
+    """`<stem>.md` (linking the PNGs already written in `out`) and a self-contained `<stem>.html`.
+
+    `figures` are (file name, caption, png); `tables` are (name, frame) or (name, frame, note), the note
+    printed under the table (which estimator it uses, what it counts)."""
+    tables = [(*entry, "") if len(entry) == 2 else entry for entry in tables]
+    md = [f"# {title}", *lead, *(["## Problems", "\n".join(f"- {p}" for p in problems)] if problems else [])]
     md += [f"## {caption}\n\n![{caption}]({name})" for name, caption, _ in figures]
-    md += [f"## {name}\n\n{markdown_table(frame)}" for name, frame in tables]
-    (out / "report.md").write_text("\n\n".join(md) + "\n", encoding="utf-8")
+    md += [f"## {name}\n\n{_markdown_or_none(frame)}" + (f"\n\n{note}" if note else "") for name, frame, note in tables]
+    (out / f"{stem}.md").write_text("\n\n".join(md) + "\n", encoding="utf-8")
     body = [f"<h1>{html.escape(title)}</h1>", *(f"<p>{html.escape(line)}</p>" for line in lead)]
-    if errors:
-        items = "".join(f"<li>{html.escape(str(error))}</li>" for error in errors)
-        body.append(f"<h2>Files not analysed</h2><ul>{items}</ul>")
+    if problems:
+        items = "".join(f"<li>{html.escape(str(problem))}</li>" for problem in problems)
+        body.append(f"<h2>Problems</h2><ul>{items}</ul>")
     for _, caption, png in figures:
         data = base64.b64encode(png).decode("ascii")
         image = f'<img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
         body.append(f"<h2>{html.escape(caption)}</h2>{image}")
-    for name, frame in tables:
-        table = frame.to_html(index=False, na_rep="", float_format="{:.3f}".format)
-        body.append(f"<h2>{html.escape(name)}</h2>{table}")
+    for name, frame, note in tables:
+        table = (
+            frame.to_html(index=False, na_rep="", float_format="{:.3f}".format) if len(frame) else f"<p>{NO_ROWS}</p>"
+        )
+        body.append(f"<h2>{html.escape(name)}</h2>{table}" + (f"<p><i>{html.escape(note)}</i></p>" if note else ""))
     style = "body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse;font-size:80%}"
     style += "td,th{border:1px solid #ccc;padding:2px 6px}"
     page = f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
     page += f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
-    (out / "report.html").write_text(page, encoding="utf-8")
-    return {"report.md": out / "report.md", "report.html": out / "report.html", **{n: out / n for n, _, _ in figures}}
+    (out / f"{stem}.html").write_text(page, encoding="utf-8")

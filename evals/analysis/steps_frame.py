@@ -90,10 +90,15 @@ def read_any(path: Path) -> Trajectory:
         return load(path)
 
 
-def condition_of(path: Path, conditions: Mapping[str | Path, str] | None) -> str:
-    """The condition a mapping gives the file or its nearest listed folder; else the parent folder's name."""
-    if conditions:
-        lookup = {Path(key).resolve(): value for key, value in conditions.items()}
+def resolved_conditions(conditions: Mapping[str | Path, str] | None) -> dict[Path, str]:
+    """The mapping with resolved paths as keys (resolved once per batch: resolving per file made it quadratic)."""
+    return {Path(key).resolve(): value for key, value in (conditions or {}).items()}
+
+
+def condition_of(path: Path, lookup: Mapping[Path, str]) -> str:
+    """The condition `lookup` (see `resolved_conditions`) gives the file or its nearest listed folder; else
+    the parent folder's name."""
+    if lookup:
         for candidate in (path.resolve(), *path.resolve().parents):
             if candidate in lookup:
                 return lookup[candidate]
@@ -203,6 +208,7 @@ def _step(run: str, condition: str, instance: str | None, action: Action) -> dic
 def load_steps(paths: list[str | Path], conditions: Mapping[str | Path, str] | None = None) -> StepsFrame:
     """Read every trajectory under `paths` into (steps, runs, errors); see the module docstring."""
     files, errors = collect(paths)
+    lookup = resolved_conditions(conditions)
     steps, runs = [], []
     for path in files:
         try:
@@ -210,7 +216,7 @@ def load_steps(paths: list[str | Path], conditions: Mapping[str | Path, str] | N
         except TrajectoryError as error:
             errors.append(error)
             continue
-        run, condition, instance = str(path), condition_of(path, conditions), instance_of(trajectory, path)
+        run, condition, instance = str(path), condition_of(path, lookup), instance_of(trajectory, path)
         steps += [_step(run, condition, instance, action) for action in trajectory.actions]
         runs.append(
             {

@@ -197,6 +197,37 @@ def analyze(
 
 
 @app.command()
+def results(
+    runs: Annotated[
+        list[Path], typer.Argument(help="Run matrices: their YAML files or their `out` folders (holding matrix.json).")
+    ],
+    out: Annotated[
+        Path, typer.Option(help="Folder for results.md, results.html, the CSV tables and the plots.")
+    ] = Path("results"),
+) -> None:
+    """The papers' tables from graded run matrices: Perturb (original vs perturbed, files read), Extend per
+    family, plain vs anchor and no hints vs hints (paired on the source instance, Holm-adjusted, with costs),
+    the Jagged Frontier estimator with its forest plot, effort deltas and exploration drift.
+
+    Every unit is counted: rates are given with infrastructure errors excluded and counted as unresolved.
+    Grade first (`repoanchor grade MATRIX.yaml`); finished units without a grade are listed, not scored.
+    Exit code 1 when a file could not be read (it is named on stderr), 2 on a matrix that cannot be loaded.
+    """
+    from repoanchor.evals.analysis.results.write import write_results
+    from repoanchor.evals.runs.matrix import MatrixConfigError
+
+    try:
+        summary = write_results(list(runs), out)
+    except MatrixConfigError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    for problem in summary["problems"]:
+        typer.echo(f"error: {problem}", err=True)
+    typer.echo(json.dumps({k: v for k, v in summary.items() if k != "problems"}, indent=1))
+    raise typer.Exit(1 if summary["problems"] else 0)
+
+
+@app.command()
 def demo(
     out: Annotated[Path, typer.Option(help="Where the fixture, suites, runs and report go (reruns resume).")] = Path(
         "runs/demo"

@@ -70,6 +70,9 @@ class Condition(BaseModel):
     hints: Literal["none", "structural"] = "none"
     hints_file: Path | None = None
     """A user hint template (jinja2), used instead of `hints`."""
+    budget: Literal["separate", "shared"] = "separate"
+    """Anchor conditions: `separate` gives each stage the full limits; `shared` makes both stages (stage 1's
+    retry included) spend one set of limits, the plain condition's, so plain vs anchor compares equal budgets."""
 
 
 class MatrixConfig(BaseModel):

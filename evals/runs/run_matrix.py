@@ -5,6 +5,7 @@ On disk, under the config's `out`:
     units/<unit_id>/attempt-<n>/   one run folder per attempt (run_task's files)
     units/<unit_id>/result.json    written once, atomically, after the unit's last attempt
     summary.json                   the matrix's counts, rewritten at the end of every invocation
+    matrix.json                    the config as run (paths resolved), so `repoanchor results OUT` needs only OUT
 
 A unit is done exactly when its result.json exists, so a rerun (after a crash, a kill, a budget stop)
 skips finished units and starts every other one from a clean folder. Workers write into a private
@@ -33,6 +34,7 @@ from repoanchor.perturb.atomic import write_atomic
 
 RESULT = "result.json"
 UNITS = "units"
+MATRIX_FILE = "matrix.json"
 WORKER_LOST = "worker_lost"
 
 
@@ -80,6 +82,8 @@ def run_matrix(config: MatrixConfig, *, executor: Executor, redo: bool = False, 
     units = expand(config)
     root = config.out / UNITS
     root.mkdir(parents=True, exist_ok=True)
+    # Absolute paths: the record must mean the same when read from another working directory.
+    write_json_atomic(config.out / MATRIX_FILE, config.relative_to(Path.cwd()).model_dump(mode="json"))
     found = {} if redo else {u.unit_id: read_result(root / u.unit_id / RESULT) for u in units}
     results = {unit_id: record for unit_id, record in found.items() if record is not None}
     remove_leftovers(config.out, results)

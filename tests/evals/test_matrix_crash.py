@@ -143,5 +143,5 @@ def test_a_matrix_killed_five_times_resumes_to_the_results_of_an_unbroken_run(tm
         assert sorted(p.name for p in folder.iterdir()) == sorted(
             ["result.json", *(a["dir"] for a in record["attempts"])]
         )
-    assert sorted(p.name for p in (tmp_path / "broken").iterdir()) == ["summary.json", "units"]
+    assert sorted(p.name for p in (tmp_path / "broken").iterdir()) == ["matrix.json", "summary.json", "units"]
     assert json.loads((tmp_path / "broken" / "summary.json").read_text()) == summary

@@ -1,0 +1,132 @@
+"""`repoanchor results`: graded run matrices in, the papers' tables out (markdown, HTML, CSV, PNG).
+
+Everything is a function of the files the matrices, their grades and their suites hold (and fixed seeds),
+so a rerun writes identical files. Nothing is graded here: a finished unit without grade.json is counted
+as "not graded yet" in the first table, and `repoanchor grade` grades it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from repoanchor.evals.analysis.analyze import FLOAT_FORMAT
+from repoanchor.evals.analysis.report import FOREST_COLUMNS, forest_png, write_page
+from repoanchor.evals.analysis.results.effort import drift_table, effort_table
+from repoanchor.evals.analysis.results.frontier import NOTE as FRONTIER_NOTE
+from repoanchor.evals.analysis.results.frontier import forest_rows, frontier_tables
+from repoanchor.evals.analysis.results.tables import (
+    ESTIMATORS,
+    condition_table,
+    extend_table,
+    outcome_counts,
+    perturb_table,
+)  # fmt: skip
+from repoanchor.evals.analysis.results.units import load_units
+
+COUNTS_NOTE = (
+    "rate: resolved / graded (infrastructure errors and crashes excluded); rate_infra_unresolved: resolved / "
+    "(graded + infra), infra counted as unresolved. Wilson 95% intervals. Units not graded yet are counted, "
+    "never scored."
+)
+PERTURB_NOTE = (
+    "drop = original − perturbed rate (points of resolve rate); relative_drop = drop / original rate; "
+    "paired_difference (perturbed − original) with its 95% interval. " + ESTIMATORS + " Holm across the table."
+)
+CONDITION_NOTE = (
+    "difference = second − first. " + ESTIMATORS + " Holm across the table. cost_*: mean USD per run; "
+    "budget: how the anchor condition's stages shared the limits (shared = within the plain condition's); "
+    "difference_at_matched_cost: a run counts as resolved only at cost ≤ matched_cost, the smaller of the "
+    "two conditions' largest run costs (NA when a run has no recorded cost)."
+)
+EFFORT_NOTE = "Mean per-instance difference (second − first); percentile bootstrap over instances (10,000, seed 0)."
+DRIFT_NOTE = (
+    "explore_steps_before_first_edit: exploration steps before the first edit, over runs that edit; files "
+    "read: distinct paths read; decoy/proxy visits: steps touching the task's own decoys/proxies (NA: no role map)."
+)
+EXTEND_NOTE = "original_rate: the family's source instances on the original suite; average: families weigh equally."
+
+
+def _csv(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+
+
+def results_tables(units: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame, str]]:
+    """file stem -> (title, table, note), in report order."""
+    frontier, per_instance = frontier_tables(units)
+    return {
+        "outcomes": ("Units, resolve rates and infrastructure errors", outcome_counts(units), COUNTS_NOTE),
+        "perturb": ("Perturb: original vs perturbed", perturb_table(units), PERTURB_NOTE),
+        "extend": ("Extend: original vs Extend per family", extend_table(units), EXTEND_NOTE),
+        "conditions_anchor": ("Conditions: plain vs anchor", condition_table(units, "anchor"), CONDITION_NOTE),
+        "conditions_hints": ("Conditions: no hints vs hints", condition_table(units, "hints"), CONDITION_NOTE),
+        "frontier": ("Jagged Frontier degradation", frontier, FRONTIER_NOTE),
+        "frontier_instances": ("Jagged Frontier per instance", per_instance, FRONTIER_NOTE),
+        "effort": ("Effort deltas", effort_table(units), EFFORT_NOTE),
+        "drift": ("Exploration drift", drift_table(units), DRIFT_NOTE),
+    }
+
+
+def _figures(tables: dict) -> list[tuple[str, str, bytes]]:
+    figures = []
+    frontier = forest_rows(tables["frontier"][1])
+    if len(frontier):
+        png = forest_png(frontier, title="Jagged Frontier", xlabel="degradation: baseline − variant rate (95% CI)")
+        figures.append(("frontier_forest.png", "Jagged Frontier degradation (forest plot)", png))
+    estimates = (
+        ("perturb", "paired_difference"),
+        ("conditions_anchor", "difference"),
+        ("conditions_hints", "difference"),
+    )
+    compared = [
+        table.assign(comparison=table.apply(_label, axis=1), estimate=table[column])[list(FOREST_COLUMNS)]
+        for name, column in estimates
+        if len(table := tables[name][1])
+    ]
+    if compared:
+        figures.append(
+            ("comparisons_forest.png", "Paired differences in resolve rate", forest_png(pd.concat(compared)))
+        )
+    return figures
+
+
+def _label(row: pd.Series) -> str:
+    if "first" in row:
+        return f"{row['model']} / {row['scaffold']} / {row['suite_kind']}: {row['second']} − {row['first']}"
+    return f"{row['model']} / {row['scaffold']} / {row['condition']}: {row['suite']} − original"
+
+
+def write_results(
+    paths: list[Path], out: Path, *, header: str | None = None, title: str = "RepoAnchor results"
+) -> dict:
+    """Load the matrices under `paths`, write every table (CSV), the plots and results.md/results.html."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    loaded = load_units(list(paths))
+    tables = results_tables(loaded.units)
+    _csv(loaded.units, out / "units.csv")
+    for stem, (_, frame, _) in tables.items():
+        _csv(frame, out / f"{stem}.csv")
+    figures = _figures(tables)
+    for name, _, png in figures:
+        (out / name).write_bytes(png)
+    units = loaded.units
+    lead = [header] if header else []
+    lead.append(
+        f"{len(units)} units from {len(paths)} matrix(es): {int(units['graded'].sum())} graded, "
+        f"{int(units['status'].isin(('infra_error', 'crashed')).sum())} infrastructure errors or crashes, "
+        f"{int(((units['status'] == 'done') & ~units['graded']).sum())} not graded yet, "
+        f"{int((units['status'] == 'pending').sum())} pending."
+    )
+    shown = [(title_, frame, note) for stem, (title_, frame, note) in tables.items() if stem != "frontier_instances"]
+    write_page(out, title, lead, loaded.problems, figures, shown, stem="results")
+    return {
+        "units": len(units),
+        "graded": int(units["graded"].sum()),
+        "problems": loaded.problems,
+        "files": sorted(
+            ["results.md", "results.html", "units.csv", *(f"{s}.csv" for s in tables), *(f[0] for f in figures)]
+        ),
+        "tables": {stem: len(frame) for stem, (_, frame, _) in tables.items()},
+    }
