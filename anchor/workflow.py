@@ -13,11 +13,18 @@ What happens when stage 1 does not deliver (documented policy, recorded as `anch
 - `stage1_limits`: stage 1 hit a step, cost or time limit without an acceptable file; no retry (the budget
   is spent) and stage 2 does not run. With an acceptable file despite the limit, stage 2 runs.
 - `stage1_infra`: the model server or environment failed; nothing more runs (an infrastructure error).
+
+Budgets (`budget`): `separate` gives each stage run the full limits (stage 1, its retry and stage 2 can
+spend up to three times a plain run's). `shared` makes them spend one set of limits, a plain run's: each
+stage run gets what the earlier ones left of the steps, cost and wall time (a run with no recorded cost
+spends none of the cost limit). When nothing is left for the retry or for stage 2, it does not run and the
+unit ends as `LimitsExceeded`, as a plain run at its limits would. `stage_limits` records what each got.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -53,6 +60,9 @@ class AnchoredRecord(BaseModel):
     input_tokens: int | None = None
     output_tokens: int | None = None
     wall_seconds: float = 0.0
+    budget: Literal["separate", "shared"] = "separate"
+    stage_limits: list[dict] = []
+    """The limits each stage run was given, in order: {stage, steps, cost, wall_seconds}."""
 
     def save(self, folder: Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
@@ -88,12 +98,34 @@ def _hit_limit(record: RunRecord) -> bool:
     return record.exit_status in ("LimitsExceeded", "TimeExceeded")
 
 
+def stage_budget(limits: Limits, result: AnchoredRecord, stage: str) -> Limits | None:
+    """The limits the next stage run gets (recorded on `result`); None when a shared budget is spent."""
+    if result.budget == "shared":
+        spent = [*result.stage1, *([result.stage2] if result.stage2 else [])]
+        left = {
+            "steps": limits.steps - sum(run.steps for run in spent),
+            "cost": limits.cost - sum(run.cost or 0.0 for run in spent),
+            "wall_seconds": limits.wall_seconds - sum(run.wall_seconds for run in spent),
+        }
+        # 0 means "no limit" in Limits: a limit that was set and is used up stops here, it never becomes 0.
+        if any(getattr(limits, name) > 0 and value <= 0 for name, value in left.items()):
+            return None
+        limits = limits.model_copy(update={n: v for n, v in left.items() if getattr(limits, n) > 0})
+    given = limits.model_dump(include={"steps", "cost", "wall_seconds"})
+    result.stage_limits.append({"stage": stage, **given})
+    return limits
+
+
 def run_stage1(scaffold, task, env, model, limits, out: Path, hints: str, result: AnchoredRecord) -> str | None:
     """Up to two stage-1 runs; returns an accepted INSTRUCTION.md text or None (status set on `result`)."""
     problems: list[str] | None = None
     for attempt in (1, 2):
+        given = stage_budget(limits, result, f"stage1-{attempt}")
+        if given is None:
+            result.anchor_status, result.exit_status = "stage1_limits", "LimitsExceeded"
+            return None
         prompt = stage1_prompt(task, hints, env.workdir, problems)
-        record = scaffold.run(prompt, env, model, limits, out / f"stage1-{attempt}")
+        record = scaffold.run(prompt, env, model, given, out / f"stage1-{attempt}")
         result.stage1.append(record)
         result.violations += [{"attempt": attempt, **v} for v in revert_violations(env, env.base)]
         if record.infra_error:
@@ -122,10 +154,11 @@ def run_anchored(
     hints: str = "",
     stage1_limits: Limits | None = None,
     cache: InstructionCache | None = None,
+    budget: Literal["separate", "shared"] = "separate",
 ) -> AnchoredRecord:
     """Both stages in `env`; writes `out/anchored.json`, `out/INSTRUCTION.md` and each stage's run folder."""
     out.mkdir(parents=True, exist_ok=True)
-    result = AnchoredRecord(anchor_status="missing")
+    result = AnchoredRecord(anchor_status="missing", budget=budget)
     key = cache.key(env, model.model, prompts.prompt_version(*STAGE1_TEMPLATES), hints) if cache else None
     instruction = cache.get(key) if cache else None
     if instruction is not None:
@@ -136,11 +169,15 @@ def run_anchored(
         if instruction is not None and cache:
             cache.put(key, instruction)
     result.instruction = instruction
+    given = stage_budget(limits, result, "stage2") if instruction is not None else None
     if instruction is not None:
         (out / FILENAME).write_text(instruction, encoding="utf-8")
+    if given is not None:
         prompt = stage2_prompt(task, hints, env.workdir, instruction)
-        result.stage2 = scaffold.run(prompt, env, model, limits, out / "stage2")
+        result.stage2 = scaffold.run(prompt, env, model, given, out / "stage2")
         result.exit_status, result.infra_error = result.stage2.exit_status, result.stage2.infra_error
+    elif instruction is not None:  # a shared budget stage 1 used up: stage 2 has nothing left to run on
+        result.exit_status = "LimitsExceeded"
     env.execute(f"rm -f {FILENAME}", timeout=60)
     result.patch = env.patch()
     _totals(result)

@@ -63,6 +63,13 @@ def run(
     ] = "",
     api_base: Annotated[str | None, typer.Option(help="An OpenAI-compatible base URL (local server, proxy).")] = None,
     anchor: Annotated[bool, typer.Option("--anchor", help="Two stages: write INSTRUCTION.md, then solve.")] = False,
+    anchor_budget: Annotated[
+        str,
+        typer.Option(
+            help="With --anchor: separate (each stage gets the full limits) or shared (both stages spend one set "
+            "of limits, as a plain run would)."
+        ),
+    ] = "separate",
     hints: Annotated[str, typer.Option(help="Hint variant: none or structural.")] = "none",
     hints_file: Annotated[Path | None, typer.Option(help="A user hint template (jinja2), instead of --hints.")] = None,
     env: Annotated[
@@ -110,6 +117,7 @@ def run(
             limits=Limits(steps=step_limit, cost=cost_limit, wall_seconds=time_limit),
             environment=environment,
             anchor=anchor,
+            anchor_budget=anchor_budget,
             hints=hints,
             hints_file=str(hints_file) if hints_file else None,
             instruction_cache=instruction_cache,

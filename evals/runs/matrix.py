@@ -212,6 +212,7 @@ def _unit(config, suite, task, scaffold, model, condition, repeat) -> Unit:
         limits=config.limits,
         environment=config.environment,
         anchor=condition.anchor,
+        anchor_budget=condition.budget,
         hints=condition.hints,
         hints_file=str(condition.hints_file) if condition.hints_file else None,
     )

@@ -11,6 +11,7 @@ import functools
 import json
 import sys
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -36,6 +37,8 @@ class RunOptions(BaseModel):
     limits: Limits = Limits()
     environment: EnvironmentConfig = EnvironmentConfig(kind="auto")
     anchor: bool = False
+    anchor_budget: Literal["separate", "shared"] = "separate"
+    """`shared`: both anchor stages spend one set of `limits` (see anchor.workflow); `separate`: each gets them."""
     hints: str = "none"
     hints_file: str | None = None
     instruction_cache: Path | None = None
@@ -102,8 +105,9 @@ def run_task(task: Task, options: RunOptions, out: Path) -> dict:
             if options.anchor:
                 cache = InstructionCache(options.instruction_cache) if options.instruction_cache else None
                 record = run_anchored(scaffold, task.problem_statement, env, options.model, options.limits, out,
-                                      hints=hint_text, cache=cache)  # fmt: skip
-                status = {"anchor_status": record.anchor_status}
+                                      hints=hint_text, cache=cache, budget=options.anchor_budget)  # fmt: skip
+                status = {"anchor_status": record.anchor_status, "anchor_budget": record.budget,
+                          "stage_limits": record.stage_limits}  # fmt: skip
             else:
                 prompt = prompts.render("task", task=task.problem_statement, hints=hint_text, workdir=env.workdir)
                 record = scaffold.run(prompt, env, options.model, options.limits, out)

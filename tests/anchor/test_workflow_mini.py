@@ -64,6 +64,38 @@ def test_stage1_writes_the_map_a_stray_edit_is_reverted_and_stage2_solves_from_i
     assert (tmp_path / "out" / "stage2" / "run.json").is_file()
 
 
+def test_a_shared_budget_gives_stage2_what_stage1_left(tmp_path: Path):
+    repo = make_bug_repo(tmp_path)
+    stage1 = turns("cat calc.py", WRITE, SUBMIT)  # 3 of the 6 steps
+    stage2 = turns(FIX_SED, "cat calc.py", "ls", "ls")  # would need 4: stopped after 3, the fix kept
+    with ScriptedServer([*stage1, *stage2]) as server:
+        result = anchored(server, repo, tmp_path / "out", Limits(steps=6), budget="shared")
+    assert result.budget == "shared"
+    assert [(given["stage"], given["steps"]) for given in result.stage_limits] == [("stage1-1", 6), ("stage2", 3)]
+    assert result.stage2.exit_status == "LimitsExceeded"
+    assert result.steps == 6  # never more than a plain run's limit
+    assert "+    return a + b" in result.patch
+
+
+def test_a_shared_budget_spent_in_stage1_leaves_no_stage2(tmp_path: Path):
+    repo = make_bug_repo(tmp_path)
+    with ScriptedServer(turns("ls", WRITE, SUBMIT)) as server:
+        result = anchored(server, repo, tmp_path / "out", Limits(steps=3), budget="shared")
+        assert server.pending == 0
+    assert result.anchor_status == "ok"
+    assert result.stage2 is None
+    assert result.exit_status == "LimitsExceeded"
+    assert [given["stage"] for given in result.stage_limits] == ["stage1-1"]
+
+
+def test_separate_budgets_give_each_stage_the_full_limits(tmp_path: Path):
+    repo = make_bug_repo(tmp_path)
+    with ScriptedServer([*turns("ls", WRITE, SUBMIT), *turns(FIX_SED, SUBMIT)]) as server:
+        result = anchored(server, repo, tmp_path / "out", Limits(steps=3))
+    assert [given["steps"] for given in result.stage_limits] == [3, 3]
+    assert result.exit_status == "Submitted"
+
+
 def test_a_malformed_map_gets_one_retry_with_the_problems_as_feedback(tmp_path: Path):
     repo = make_bug_repo(tmp_path)
     first = turns(write_file_command("INSTRUCTION.md", "## Plan\nfix it"), SUBMIT)
