@@ -50,6 +50,7 @@ def analyze(
     header: str | None = None,
     extra_tables: list | None = None,
     delta_pairs: list[tuple[str, str]] | None = None,
+    figures: list[tuple[str, str, bytes]] | None = None,
 ) -> dict:
     """Analyse the trajectories under `paths` into `out`; returns a summary (counts, errors, files written).
 
@@ -57,7 +58,8 @@ def analyze(
     `roles` gives decoy/proxy paths ({path: role} or variant metadata); without it visits are NA.
     `forest` (comparison, estimate, low, high) adds a degradation forest plot to the report.
     `phases` are the phases kept for transitions; add "other" to keep those steps in the sequence.
-    `extra_tables` ((title, frame) pairs, e.g. resolve rates) lead the report's tables.
+    `extra_tables` ((title, frame) or (title, frame, note), e.g. resolve rates) lead the report's tables, and
+    `figures` ((file name, caption, png)) its plots.
     `delta_pairs` limits Δp to those (a, b) condition pairs (default: every pair).
     """
     out = Path(out)
@@ -91,6 +93,7 @@ def analyze(
             errors=errors,
             header=header,
             extra_tables=extra_tables or [],
+            extra_figures=figures or [],
         )
     )
     return {

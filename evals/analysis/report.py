@@ -157,11 +157,12 @@ def write_report(
     errors: list[str] = (),
     title: str = "RepoAnchor analysis",
     header: str | None = None,
-    extra_tables: list[tuple[str, pd.DataFrame]] = (),
+    extra_tables: list[tuple] = (),
+    extra_figures: list[tuple[str, str, bytes]] = (),
 ) -> dict[str, Path]:
     """Write the PNGs, `report.md` (linking them) and `report.html` (embedding them) into `out`."""
     out.mkdir(parents=True, exist_ok=True)
-    figures: list[tuple[str, str, bytes]] = []  # (file name, caption, png)
+    figures: list[tuple[str, str, bytes]] = list(extra_figures)  # (file name, caption, png)
     for condition in sorted(transitions["condition"].unique()):
         rows = transitions[transitions["condition"] == condition]
         figures.append((f"transitions_{_slug(condition)}.png", f"p(a→b): {condition}", heatmap_png(rows, condition)))

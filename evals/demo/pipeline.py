@@ -4,9 +4,10 @@
 2. Build the suites — the original baseline, RepoMirage-Perturb, SPT variants, RepoMirage-Extend — each
    task validated by running the project's tests.
 3. Run a matrix: both scaffolds × {plain, anchor} × {no hints, structural hints} on the original and
-   perturbed tasks. With no `--model`, the model is the ORACLE policy (evals/demo/oracle.py) served by the
-   scripted server: it applies each task's ground-truth patch. Every output says so.
-4. Grade every run from its files, analyse trajectories and outcomes, write the report.
+   perturbed tasks, and mini-swe-agent once more (plain) on the SPT variants and Extend tasks. With no
+   `--model`, the model is the ORACLE policy (evals/demo/oracle.py) served by the scripted server: it
+   applies each task's ground-truth patch. Every output says so.
+4. Grade every run from its files, write `repoanchor results`' tables and the trajectory analysis into the report.
 Everything lands under `out` and a rerun resumes (suites and finished runs are reused).
 """
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import tempfile
 from pathlib import Path
 
 from rich.console import Console
@@ -24,6 +27,9 @@ from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, read_suite_t
 ORACLE_NOTE = "MODEL: ORACLE POLICY (scripted; applies the ground-truth patch; not a language model)."
 SUITES = ("original", "perturb", "spt", "extend")
 RUN_SUITES = ("original", "perturb")
+# SPT variants and Extend tasks run once more with mini-swe-agent, plain only: enough for the Jagged Frontier
+# and Extend tables without doubling the demo's time.
+VARIANT_SUITES = ("spt", "extend")
 CONDITIONS = [
     {"name": "plain", "anchor": False, "hints": "none"},
     {"name": "plain+hints", "anchor": False, "hints": "structural"},
@@ -75,35 +81,47 @@ def oracle_truths(suites: list[Path]) -> dict[str, list[Truth]]:
         for row in read_suite_tasks(suite):
             repo = suite / row.repoanchor_repo
             truth = json.loads((suite / GROUND_TRUTH_DIR / f"{repo.name}.json").read_text(encoding="utf-8"))
-            patch = truth["row"]["patch"]
+            patch = extend_patch(repo, truth["extend"]) if truth.get("extend") else truth["row"]["patch"]
             truth = Truth(patch=patch, files=patched_files(patch), issue=row.problem_statement)
             truths.setdefault(tree_id(repo), []).append(truth)
     return truths
+
+
+def extend_patch(repo: Path, extend: dict) -> str:
+    """An Extend task's answer as a patch: its solution's patch, or the diff that writes its solution's files."""
+    solution = extend["ground_truth"]["solution"]
+    if solution.get("patch"):
+        return solution["patch"]
+    with tempfile.TemporaryDirectory(prefix="oracle-") as scratch:
+        work = Path(scratch) / "repo"
+        subprocess.run(["git", "clone", "-q", str(repo), str(work)], check=True, capture_output=True)
+        for path, text in solution["files"].items():
+            (work / path).parent.mkdir(parents=True, exist_ok=True)
+            (work / path).write_text(text, encoding="utf-8")
+        subprocess.run(["git", "add", "-A"], cwd=work, check=True, capture_output=True)
+        diff = subprocess.run(["git", "diff", "--cached", "--binary"], cwd=work, check=True, capture_output=True)
+    return diff.stdout.decode("utf-8")
 
 
 def rates_table(rates, caption: str):
     from rich.table import Table
 
     table = Table(
-        "suite", "scaffold", "condition", "resolved", "rate", "95% CI", title="Resolve rates", caption=caption
+        "suite", "scaffold", "condition", "resolved", "rate", "95% CI", "infra", title="Resolve rates", caption=caption
     )
     for row in rates.to_dict("records"):
-        interval = f"[{row['low']:.2f}, {row['high']:.2f}]"
-        table.add_row(
-            row["suite"],
-            row["scaffold"],
-            row["condition"],
-            f"{row['resolved']}/{row['n']}",
-            f"{row['rate']:.2f}",
-            interval,
-        )
+        interval = f"[{row['low']:.2f}, {row['high']:.2f}]" if row["graded"] else ""
+        rate = f"{row['rate']:.2f}" if row["graded"] else "n/a"
+        resolved = f"{row['resolved']}/{row['graded']}"
+        table.add_row(row["suite"], row["scaffold"], row["condition"], resolved, rate, interval, str(row["infra"]))
     return table
 
 
-def matrix_config(out: Path, suites: list[Path], model: dict, scaffold: str, workers: int):
+def matrix_config(out: Path, suites: list[Path], model: dict, scaffold: str, workers: int, name: str | None = None,
+                  conditions: tuple[str, ...] | None = None):  # fmt: skip
     from repoanchor.evals.runs.matrix import MatrixConfig
 
-    wanted = SCAFFOLD_CONDITIONS.get(scaffold, tuple(c["name"] for c in CONDITIONS))
+    wanted = conditions or SCAFFOLD_CONDITIONS.get(scaffold, tuple(c["name"] for c in CONDITIONS))
     return MatrixConfig.model_validate(
         {
             "suites": [str(s) for s in suites],
@@ -113,7 +131,7 @@ def matrix_config(out: Path, suites: list[Path], model: dict, scaffold: str, wor
             "repeats": 1,
             "limits": {"steps": 30, "cost": 0, "wall_seconds": 600, "command_timeout": 120},
             "workers": workers,
-            "out": str(out / "runs" / scaffold),
+            "out": str(out / "runs" / (name or scaffold)),
         }
     )
 
@@ -138,7 +156,8 @@ def run_demo(
     if model is None:
         # litellm's openai/ route insists on a key; the oracle's loopback server ignores it. Not a secret.
         os.environ.setdefault("OPENAI_API_KEY", "oracle-needs-no-key")
-        server = ScriptedServer(responder=OraclePolicy(oracle_truths(run_suites)))
+        every = run_suites + [suites[kind] for kind in VARIANT_SUITES]
+        server = ScriptedServer(responder=OraclePolicy(oracle_truths(every)))
         spec = {"name": "oracle", "model": ORACLE_MODEL, "api_base": server.base_url}
         console.print(f"[bold yellow]{ORACLE_NOTE}[/]")
     else:
@@ -149,9 +168,13 @@ def run_demo(
         try:
             for scaffold in scaffolds:
                 configs.append(matrix_config(out, run_suites, spec, scaffold, workers))
-                summary = run_matrix(configs[-1], executor=executor)
+            if "mini-swe-agent" in scaffolds:
+                variants = [suites[kind] for kind in VARIANT_SUITES]
+                configs.append(matrix_config(out, variants, spec, "mini-swe-agent", workers, "variants", ("plain",)))
+            for config in configs:
+                summary = run_matrix(config, executor=executor)
                 crashed += summary.statuses.get("crashed", 0)
-                console.print(f"matrix {scaffold}: {summary.statuses}")
+                console.print(f"matrix {Path(config.out).name}: {summary.statuses}")
         finally:
             executor.close()
     finally:
@@ -159,7 +182,8 @@ def run_demo(
             server.close()
     from repoanchor.evals.demo.report import write_demo_report
 
-    report = write_demo_report(configs, suites, out / "report", ORACLE_NOTE if model is None else f"MODEL: {model}")
-    console.print(rates_table(report["rates"], ORACLE_NOTE if model is None else f"model {model}"))
+    report = write_demo_report(configs, out / "report", ORACLE_NOTE if model is None else f"MODEL: {model}")
+    rates = report["results"].tables["outcomes"][1]
+    console.print(rates_table(rates, ORACLE_NOTE if model is None else f"model {model}"))
     console.print(f"report: {report['html']}")
     return 0 if crashed == 0 else 1

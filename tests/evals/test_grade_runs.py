@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from repoanchor.evals.analysis.results.write import write_results
 from repoanchor.evals.demo.fixture_project import materialize_fixture
 from repoanchor.evals.demo.oracle import ORACLE_MODEL, OraclePolicy
 from repoanchor.evals.demo.pipeline import oracle_truths
@@ -145,3 +147,13 @@ def test_context_overflows_are_graded_failures_never_retried_and_counted(tmp_pat
         assert grade["patch_lines"] > 0  # the partial patch was graded
         result = json.loads((Path(config.out) / "units" / grade["unit_id"] / "result.json").read_text())
         assert len(result["attempts"]) == 1  # a deterministic refusal is not retried
+    # The results tables count them: three graded units, none an infrastructure error, rate 0 both ways.
+    summary = write_results([Path(config.out)], tmp_path / "results")
+    assert summary["problems"] == []
+    counts = pd.read_csv(tmp_path / "results" / "outcomes.csv").set_index("model").loc["mixed"]
+    assert (counts["units"], counts["graded"], counts["infra"], counts["resolved"]) == (3, 3, 0, 0)
+    assert counts["rate"] == counts["rate_infra_unresolved"] == 0
+    units = pd.read_csv(tmp_path / "results" / "units.csv")
+    assert sorted(units.loc[units["model"] == "mixed", "exit_status"]) == [
+        "ContextWindowExceeded", "ContextWindowExceeded", "Submitted"
+    ]  # fmt: skip

@@ -124,7 +124,7 @@ def extend_table(units: pd.DataFrame) -> pd.DataFrame:
         rows += cells
         if cells:
             pooled = {c: _mean(pd.Series([cell[c] for cell in cells])) for c in ("original_rate", "extend_rate")}
-            rows.append({**key, "family": "average", "sources": sum(c["sources"] for c in cells), **pooled})
+            rows.append({**key, "family": "average", "sources": group["source_instance"].nunique(), **pooled})
     return pd.DataFrame(rows)
 
 

@@ -101,7 +101,7 @@ def _row(config, unit: Unit, result: dict | None, grade: dict | None, task: dict
         "matrix": Path(config.out).name,
         "suite": unit.suite,
         "suite_kind": task.get("repoanchor_suite") or AD_HOC,
-        "dataset": ((manifest.get("dataset") or {}).get("name")) or unit.suite,
+        "dataset": _dataset_name(manifest) or unit.suite,
         "transforms": ",".join((manifest.get("config") or {}).get("transforms") or []),
         "instance_id": unit.instance_id,
         "source_instance": task.get("repoanchor_source_instance") or unit.instance_id,
@@ -161,6 +161,14 @@ def _visits(measure: dict | None, roles: dict | None, role: str) -> float | None
     ordered = measure["ordered"]
     steps = zip(ordered["files_read"], ordered["files_edited"], strict=True)
     return float(sum(touches((*read, *edited), listed) for read, edited in steps))
+
+
+def _dataset_name(manifest: dict) -> str | None:
+    """The dataset file's name: `{"name": ...}` in built suites' manifests, a path in the original suite's."""
+    dataset = manifest.get("dataset")
+    if isinstance(dataset, dict):
+        return dataset.get("name")
+    return Path(dataset).name if isinstance(dataset, str) and dataset else None
 
 
 def _read_json(path: Path, problems: list[str]) -> dict | None:

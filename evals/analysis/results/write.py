@@ -8,6 +8,7 @@ as "not graded yet" in the first table, and `repoanchor grade` grades it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -97,36 +98,55 @@ def _label(row: pd.Series) -> str:
     return f"{row['model']} / {row['scaffold']} / {row['condition']}: {row['suite']} − original"
 
 
-def write_results(
-    paths: list[Path], out: Path, *, header: str | None = None, title: str = "RepoAnchor results"
-) -> dict:
-    """Load the matrices under `paths`, write every table (CSV), the plots and results.md/results.html."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+class Results(NamedTuple):
+    units: pd.DataFrame
+    tables: dict[str, tuple[str, pd.DataFrame, str]]
+    figures: list[tuple[str, str, bytes]]
+    problems: list[str]
+    matrices: int
+
+    def shown(self) -> list[tuple[str, pd.DataFrame, str]]:
+        """The tables a page prints (the per-instance frontier rows go to CSV only: one per instance)."""
+        return [entry for stem, entry in self.tables.items() if stem != "frontier_instances"]
+
+    def counts_line(self) -> str:
+        units = self.units
+        return (
+            f"{len(units)} units from {self.matrices} matrix(es): {int(units['graded'].sum())} graded, "
+            f"{int(units['status'].isin(('infra_error', 'crashed')).sum())} infrastructure errors or crashes, "
+            f"{int(((units['status'] == 'done') & ~units['graded']).sum())} not graded yet, "
+            f"{int((units['status'] == 'pending').sum())} pending."
+        )
+
+
+def compute_results(paths: list[Path]) -> Results:
+    """Every table and plot of the matrices under `paths` (YAML files or `out` folders)."""
     loaded = load_units(list(paths))
     tables = results_tables(loaded.units)
-    _csv(loaded.units, out / "units.csv")
-    for stem, (_, frame, _) in tables.items():
+    return Results(loaded.units, tables, _figures(tables), loaded.problems, len(paths))
+
+
+def save_results(results: Results, out: Path, *, header: str | None = None, title: str = "RepoAnchor results") -> dict:
+    """Write the CSV tables, the PNGs and results.md/results.html into `out`; returns a summary."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    _csv(results.units, out / "units.csv")
+    for stem, (_, frame, _) in results.tables.items():
         _csv(frame, out / f"{stem}.csv")
-    figures = _figures(tables)
-    for name, _, png in figures:
+    for name, _, png in results.figures:
         (out / name).write_bytes(png)
-    units = loaded.units
-    lead = [header] if header else []
-    lead.append(
-        f"{len(units)} units from {len(paths)} matrix(es): {int(units['graded'].sum())} graded, "
-        f"{int(units['status'].isin(('infra_error', 'crashed')).sum())} infrastructure errors or crashes, "
-        f"{int(((units['status'] == 'done') & ~units['graded']).sum())} not graded yet, "
-        f"{int((units['status'] == 'pending').sum())} pending."
-    )
-    shown = [(title_, frame, note) for stem, (title_, frame, note) in tables.items() if stem != "frontier_instances"]
-    write_page(out, title, lead, loaded.problems, figures, shown, stem="results")
+    lead = [*([header] if header else []), results.counts_line()]
+    write_page(out, title, lead, results.problems, results.figures, results.shown(), stem="results")
+    files = ["results.md", "results.html", "units.csv", *(f"{stem}.csv" for stem in results.tables)]
     return {
-        "units": len(units),
-        "graded": int(units["graded"].sum()),
-        "problems": loaded.problems,
-        "files": sorted(
-            ["results.md", "results.html", "units.csv", *(f"{s}.csv" for s in tables), *(f[0] for f in figures)]
-        ),
-        "tables": {stem: len(frame) for stem, (_, frame, _) in tables.items()},
+        "units": len(results.units),
+        "graded": int(results.units["graded"].sum()),
+        "problems": results.problems,
+        "files": sorted([*files, *(figure[0] for figure in results.figures)]),
+        "tables": {stem: len(frame) for stem, (_, frame, _) in results.tables.items()},
     }
+
+
+def write_results(paths: list[Path], out: Path, **options) -> dict:
+    """`compute_results` then `save_results`: what `repoanchor results` does."""
+    return save_results(compute_results(paths), out, **options)
