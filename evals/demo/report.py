@@ -42,7 +42,7 @@ def write_demo_report(configs: list[MatrixConfig], out: Path, note: str) -> dict
     for config in configs:
         grade_matrix(config, provider="local")
     results = compute_results([Path(config.out) for config in configs])
-    saved = save_results(results, out / "results", header=note, title="RepoAnchor demo results")
+    save_results(results, out / "results", header=note, title="RepoAnchor demo results")
     mapping = trajectory_conditions(configs)
     summary = analyze(
         [Path(p) for p in mapping],
@@ -54,4 +54,4 @@ def write_demo_report(configs: list[MatrixConfig], out: Path, note: str) -> dict
         figures=results.figures,
         delta_pairs=DELTA_PAIRS,
     )
-    return {"results": results, "html": summary["files"].get("report.html"), "summary": summary, "saved": saved}
+    return {"results": results, "html": summary["files"].get("report.html"), "summary": summary}

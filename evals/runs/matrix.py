@@ -36,6 +36,8 @@ from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.records import Limits
 from repoanchor.scaffolds.registry import SCAFFOLDS
 
+AD_HOC_SUITE = "tasks"
+"""The suite label of tasks given directly (`tasks:`), not from a suite folder."""
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_ID_CHARS = 180  # well under the 255-byte name limit, leaving room for suffixes and tmp names
 
@@ -182,7 +184,7 @@ def load_tasks(config: MatrixConfig) -> list[tuple[str, Task]]:
     try:
         for suite in config.suites:
             found += [(suite.name, as_task(suite, row)) for row in read_suite_tasks(suite)]
-        found += [("tasks", load_task(spec, repo_cache=config.repo_cache)) for spec in config.tasks]
+        found += [(AD_HOC_SUITE, load_task(spec, repo_cache=config.repo_cache)) for spec in config.tasks]
     except TaskError as exc:
         raise MatrixConfigError(str(exc)) from exc
     return found

@@ -5,6 +5,7 @@ On disk, under the config's `out`:
     units/<unit_id>/attempt-<n>/   one run folder per attempt (run_task's files)
     units/<unit_id>/result.json    written once, atomically, after the unit's last attempt
     summary.json                   the matrix's counts, rewritten at the end of every invocation
+    units/<unit_id>/grade.json     written by `repoanchor grade` (grade_runs.py)
     matrix.json                    the config as run (paths resolved), so `repoanchor results OUT` needs only OUT
 
 A unit is done exactly when its result.json exists, so a rerun (after a crash, a kill, a budget stop)
@@ -33,6 +34,8 @@ from repoanchor.evals.runs.matrix_display import Display
 from repoanchor.perturb.atomic import write_atomic
 
 RESULT = "result.json"
+GRADE = "grade.json"
+"""Written beside result.json by `grade_runs`; read by `analysis.results`."""
 UNITS = "units"
 MATRIX_FILE = "matrix.json"
 WORKER_LOST = "worker_lost"

@@ -20,18 +20,13 @@ import pandas as pd
 from repoanchor.evals.analysis.drift import roles_from_metadata, touches
 from repoanchor.evals.analysis.steps_frame import load_steps
 from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, read_suite_tasks
-from repoanchor.evals.runs.matrix import MatrixConfig, MatrixConfigError, Unit, expand
-from repoanchor.evals.runs.run_matrix import MATRIX_FILE, RESULT, UNITS, read_result
-
-GRADE = "grade.json"  # grade_runs.GRADE; not imported so that reading results never needs the grader's imports
-AD_HOC = "tasks"
+from repoanchor.evals.runs.matrix import AD_HOC_SUITE, MatrixConfig, MatrixConfigError, Unit, expand
+from repoanchor.evals.runs.run_matrix import GRADE, MATRIX_FILE, RESULT, UNITS, read_result
 
 
 class Loaded(NamedTuple):
     units: pd.DataFrame
     """One row per unit (columns: see `_row` and `_trajectory_measures`)."""
-    steps: pd.DataFrame
-    """The final attempts' steps; `condition` holds the unit key, so a unit's stages form one cluster."""
     problems: list[str]
     """Files that could not be read (trajectories, grades, manifests), each naming the file."""
 
@@ -72,10 +67,10 @@ def load_units(paths: list[Path]) -> Loaded:
     if units["unit_key"].duplicated().any():
         repeated = units.loc[units["unit_key"].duplicated(), "unit_key"].tolist()[:5]
         raise MatrixConfigError(f"the same unit is in two of the matrices given: {repeated}")
-    frame = load_steps(list(folders), folders) if folders else None
-    steps = frame.steps if frame is not None else pd.DataFrame(columns=["condition"])
-    problems += [str(error) for error in (frame.errors if frame is not None else [])]
-    return Loaded(_trajectory_measures(units, steps), steps, problems)
+    # The unit key as the steps' condition: a unit's trajectories (both anchor stages) are measured together.
+    frame = load_steps(list(folders), folders)
+    problems += [str(error) for error in frame.errors]
+    return Loaded(_trajectory_measures(units, frame.steps), problems)
 
 
 def _suite_rows(config: MatrixConfig, problems: list[str]) -> dict[tuple[str, str], tuple[dict, dict, dict | None]]:
@@ -100,7 +95,7 @@ def _row(config, unit: Unit, result: dict | None, grade: dict | None, task: dict
         "unit_id": unit.unit_id,
         "matrix": Path(config.out).name,
         "suite": unit.suite,
-        "suite_kind": task.get("repoanchor_suite") or AD_HOC,
+        "suite_kind": task.get("repoanchor_suite") or AD_HOC_SUITE,
         "dataset": _dataset_name(manifest) or unit.suite,
         "transforms": ",".join((manifest.get("config") or {}).get("transforms") or []),
         "instance_id": unit.instance_id,
