@@ -268,9 +268,11 @@ def test_the_ray_executor_gives_the_same_results_as_the_pool(baseline, tmp_path:
 
 
 def test_a_worker_that_dies_is_an_infrastructure_error_and_retried(pool, tmp_path: Path, request):
-    """One agent's first command kills its own worker process (as the OOM killer might). The pool breaks,
-    failing the other unit in flight too; it is rebuilt, both are retried, and the deaths are recorded as
-    `worker_lost`, never as the agents' failures."""
+    """One agent's first command kills its own worker process (as the OOM killer might). The pool breaks and is
+    rebuilt; the lost attempt is retried and recorded as `worker_lost`, never as the agent's failure. The other
+    unit in flight is lost too when the pool notices the death before it finishes; CPython's pool can notice a
+    death late (a worker it spawned on demand is left out of the wait already under way), so that unit may also
+    finish first: either way it ends done, and every lost attempt is counted."""
     request.addfinalizer(lambda: remove_orphaned_worktrees(tmp_path))  # the killed worker cannot clean up
     make_suite(tmp_path, count=1)
     with ScriptedServer(responder=worker_killer(tmp_path / "killed-once")) as killer:
@@ -278,8 +280,9 @@ def test_a_worker_that_dies_is_an_infrastructure_error_and_retried(pool, tmp_pat
         config = MatrixConfig.load(write_config(tmp_path / "matrix.yaml", killer.base_url, **fields))
         summary = run_matrix(config, executor=pool, progress=False)
     assert summary.statuses["done"] == 2
-    assert summary.retried_infra_errors == {"worker_lost": 2}
+    histories = sorted(([a["infra_error"] for a in r["attempts"]] for r in result_files(config.out).values()), key=len)
+    assert histories in ([[None], ["worker_lost", None]], [["worker_lost", None], ["worker_lost", None]])
+    assert summary.retried_infra_errors == {"worker_lost": sum(len(h) - 1 for h in histories)}
     for record in result_files(config.out).values():
-        assert [a["infra_error"] for a in record["attempts"]] == ["worker_lost", None]
         assert record["exit_status"] == "Submitted"
         assert record["error"] is None

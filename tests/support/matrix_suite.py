@@ -48,9 +48,9 @@ oracle = by_turn(lambda first_user: SCRIPTS["stage1" if STAGE1_MARKER in first_u
 
 
 def worker_killer(marker: Path, delay: float = 1.0) -> Callable[[dict], Reply]:
-    """The first run's command kills the process running the agent (its worker); later runs solve the
-    task, slowly enough (`delay` a turn) that a run started alongside is still going when the pool breaks."""
-    first = f"test -e {marker} || {{ touch {marker}; kill -9 $PPID; }}"
+    """Exactly one run (the first to reach its first command) kills the process running the agent, its
+    worker; every other run solves the task, `delay` a turn."""
+    first = f"mkdir {marker} 2>/dev/null && kill -9 $PPID || true"
     return by_turn(lambda _: [first, *SCRIPTS["solve"]], delay=delay)
 
 
