@@ -45,7 +45,6 @@ def analyze(
     seed: int = 0,
     n_boot: int = 1000,
     roles: Mapping[str, Any] | list | None = None,
-    forest: pd.DataFrame | None = None,
     phases: tuple[str, ...] = PHASES,
     header: str | None = None,
     extra_tables: list | None = None,
@@ -56,7 +55,6 @@ def analyze(
 
     `conditions` maps files or folders to condition names (default: each file's parent folder name).
     `roles` gives decoy/proxy paths ({path: role} or variant metadata); without it visits are NA.
-    `forest` (comparison, estimate, low, high) adds a degradation forest plot to the report.
     `phases` are the phases kept for transitions; add "other" to keep those steps in the sequence.
     `extra_tables` ((title, frame) or (title, frame, note), e.g. resolve rates) lead the report's tables, and
     `figures` ((file name, caption, png)) its plots.
@@ -89,7 +87,6 @@ def analyze(
             transitions,
             deltas,
             drift,
-            forest=forest,
             errors=errors,
             header=header,
             extra_tables=extra_tables or [],

@@ -1,13 +1,12 @@
-"""Resolve rates and paired comparisons over graded runs: pure pandas over the grade records.
+"""Paired comparisons over graded units, the estimator of the results tables: pure pandas.
 
-Rates get Wilson intervals. A comparison pairs the runs of one source instance (with scaffold and model)
-that differ in one factor (suite: original vs perturbed; condition: plain vs anchor ...). The unit is the
-source instance: its repeats and variants are not independent pairs. Where each instance has one run on
-each side, the difference gets Newcombe's paired interval (method 10) and McNemar's mid-p; otherwise each
-instance's resolve rates are averaged per side, and the mean per-instance difference gets a percentile
-bootstrap over instances and a sign-flip p. The `estimator` column says which. The p-values of all
-comparisons in a report are Holm-adjusted. Ungraded units (infrastructure errors, crashes) are left out
-and counted, never scored as failures.
+A comparison pairs the runs of one source instance (with scaffold and model) that differ in one factor
+(suite: original vs perturbed; condition: plain vs anchor ...). The unit is the source instance: its
+repeats and variants are not independent pairs. Where each instance has one run on each side, the
+difference gets Newcombe's paired interval (method 10) and McNemar's mid-p; otherwise each instance's
+resolve rates are averaged per side, and the mean per-instance difference gets a percentile bootstrap over
+instances and a sign-flip p. The `estimator` column says which. Ungraded units (infrastructure errors,
+crashes) are left out here; the results tables count them beside the rates.
 """
 
 from __future__ import annotations
@@ -15,14 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from repoanchor.evals.analysis.stats import (
-    holm,
-    mcnemar_midp,
-    newcombe_paired_interval,
-    paired_counts,
-    sign_flip_test,
-    wilson_interval,
-)  # fmt: skip
+from repoanchor.evals.analysis.stats import mcnemar_midp, newcombe_paired_interval, paired_counts, sign_flip_test
 from repoanchor.evals.analysis.stats_bootstrap import percentile_interval
 
 CLUSTER = ["source_instance", "scaffold", "model"]
@@ -32,36 +24,6 @@ BINARY = "Newcombe paired interval, McNemar mid-p (one run per instance and side
 CLUSTERED = (
     f"mean per-instance difference; percentile bootstrap over instances ({N_RESAMPLES:,}, seed {SEED}); sign-flip p"
 )
-
-
-def grades_frame(grades: list[dict], sources: dict[str, str]) -> pd.DataFrame:
-    """One row per graded unit; `sources` maps task id -> source instance (the pairing key)."""
-    frame = pd.DataFrame(grades)
-    if frame.empty:
-        return frame
-    frame["source_instance"] = frame["instance_id"].map(lambda task: sources.get(task, task))
-    return frame
-
-
-def resolve_rates(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    graded = frame[frame["graded"]]
-    rows = []
-    for key, group in graded.groupby(by, sort=True):
-        resolved, n = int(group["resolved"].sum()), len(group)
-        low, high = wilson_interval(resolved, n)
-        rows.append(
-            {
-                **dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
-                "resolved": resolved,
-                "n": n,
-                "rate": resolved / n,
-                "low": low,
-                "high": high,
-            }
-        )
-    ungraded = frame[~frame["graded"]].groupby(by).size().rename("ungraded")
-    table = pd.DataFrame(rows)
-    return table.merge(ungraded.reset_index(), on=by, how="left").fillna({"ungraded": 0}) if rows else table
 
 
 def matched_means(frame: pd.DataFrame, factor: str, first: str, second: str, within: dict, value: str) -> tuple:
@@ -116,11 +78,3 @@ def clustered_difference(x: np.ndarray, y: np.ndarray) -> dict:
         "low": low, "high": high, "discordant": f"{int((differences < 0).sum())}/{int((differences > 0).sum())}",
         "p_midp": sign_flip_test(differences.tolist(), seed=SEED), "estimator": CLUSTERED,
     }  # fmt: skip
-
-
-def comparisons(frame: pd.DataFrame, specs: list[tuple[str, str, str, dict]]) -> pd.DataFrame:
-    rows = [row for spec in specs if (row := paired_comparison(frame, *spec)) is not None]
-    table = pd.DataFrame(rows)
-    if not table.empty:
-        table["p_holm"] = holm(table["p_midp"].tolist())
-    return table

@@ -153,7 +153,6 @@ def write_report(
     delta_p: pd.DataFrame,
     drift: pd.DataFrame,
     *,
-    forest: pd.DataFrame | None = None,
     errors: list[str] = (),
     title: str = "RepoAnchor analysis",
     header: str | None = None,
@@ -171,15 +170,11 @@ def write_report(
         figures.append((f"delta_{_slug(a)}_vs_{_slug(b)}.png", caption, heatmap_png(rows, caption, value="delta")))
     if len(drift):  # nothing was readable: the page still lists the unreadable files
         figures.append(("effort.png", "Steps per run by condition", effort_png(drift)))
-    if forest is not None and len(forest):
-        figures.append(("forest.png", "Degradation (estimate and CI)", forest_png(forest[list(FOREST_COLUMNS)])))
     for name, _, png in figures:
         (out / name).write_bytes(png)
     tables = [*extra_tables, ("Transition probabilities", transitions), ("Drift by condition", drift_summary(drift))]
     if len(delta_p):
         tables.insert(len(extra_tables) + 1, ("Δp between conditions", delta_p))
-    if forest is not None and len(forest):
-        tables.append(("Degradation", forest))
     lead = [header] if header else []
     write_page(out, title, lead, [f"unreadable: {error}" for error in errors], figures, tables)
     return {"report.md": out / "report.md", "report.html": out / "report.html", **{n: out / n for n, _, _ in figures}}

@@ -13,6 +13,7 @@ import pytest
 
 from repoanchor.evals.analysis.analyze import analyze
 from repoanchor.evals.analysis.drift import drift_table, roles_from_metadata
+from repoanchor.evals.analysis.report import forest_png
 from repoanchor.evals.analysis.steps_frame import files_touched, load_steps
 from repoanchor.evals.analysis.transitions import delta_table, transition_table
 from repoanchor.scaffolds.trajectories.readers import read_trajectory
@@ -174,7 +175,8 @@ def test_conditions_mapping_and_run_folders(tmp_path: Path) -> None:
 def test_forest_plot_and_empty_input(tmp_path: Path) -> None:
     write_v1(tmp_path / "a" / "x.traj.json", KNOWN, "x")
     forest = pd.DataFrame({"comparison": ["perturbed vs original"], "estimate": [-0.1], "low": [-0.2], "high": [0.0]})
-    summary = analyze([tmp_path / "a"], tmp_path / "out", n_boot=N_BOOT, forest=forest)
+    figure = ("forest.png", "Degradation", forest_png(forest, title="Degradation"))
+    summary = analyze([tmp_path / "a"], tmp_path / "out", n_boot=N_BOOT, figures=[figure])
     assert "forest.png" in summary["files"]
     assert (
         base64.b64encode((tmp_path / "out" / "forest.png").read_bytes()).decode()

@@ -1,13 +1,23 @@
-"""Outcome tables: Wilson rates per group and paired comparisons on hand-made grade records."""
+"""Rates (infra counted beside them) and paired comparisons on the source instance, on hand-made units."""
 
 from __future__ import annotations
 
 import itertools
 
+import pandas as pd
 import pytest
 
-from repoanchor.evals.analysis.outcomes import comparisons, grades_frame, resolve_rates
-from repoanchor.evals.analysis.stats import mcnemar_midp
+from repoanchor.evals.analysis.outcomes import paired_comparison
+from repoanchor.evals.analysis.results.tables import counts
+from repoanchor.evals.analysis.stats import holm, mcnemar_midp
+
+
+def units(records: list[dict], sources: dict[str, str]) -> pd.DataFrame:
+    """The unit frame's columns these estimators read; `sources` maps task id -> source instance."""
+    frame = pd.DataFrame(records)
+    frame["source_instance"] = frame["instance_id"].map(lambda task: sources.get(task, task))
+    frame["status"] = frame["graded"].map({True: "done", False: "infra_error"})
+    return frame
 
 
 def grades(failures_when_perturbed_plain: int = 4) -> tuple[list[dict], dict]:
@@ -47,36 +57,31 @@ def grades(failures_when_perturbed_plain: int = 4) -> tuple[list[dict], dict]:
 
 
 def test_rates_leave_ungraded_units_out_and_count_them():
-    frame = grades_frame(*grades())
-    table = resolve_rates(frame, ["suite", "condition"]).set_index(["suite", "condition"])
-    row = table.loc[("perturb", "plain")]
-    assert (row["resolved"], row["n"], row["ungraded"]) == (2, 6, 1)
+    frame = units(*grades())
+    row = counts(frame[(frame["suite"] == "perturb") & (frame["condition"] == "plain")])
+    assert (row["resolved"], row["graded"], row["infra"]) == (2, 6, 1)
     assert row["low"] < row["rate"] < row["high"]
-    assert table.loc[("original", "plain"), "rate"] == 1.0
+    assert row["rate_infra_unresolved"] == pytest.approx(2 / 7)
+    assert counts(frame[(frame["suite"] == "original") & (frame["condition"] == "plain")])["rate"] == 1.0
 
 
 def test_paired_degradation_and_anchor_effect():
-    frame = grades_frame(*grades())
-    table = comparisons(
-        frame,
-        [
-            ("suite", "original", "perturb", {"condition": "plain"}),
-            ("condition", "plain", "anchor", {"suite": "perturb"}),
-        ],
-    )
-    degradation, anchor = table.to_dict("records")
+    frame = units(*grades())
+    degradation = paired_comparison(frame, "suite", "original", "perturb", {"condition": "plain"})
+    anchor = paired_comparison(frame, "condition", "plain", "anchor", {"suite": "perturb"})
     assert degradation["estimate"] == pytest.approx(-4 / 6)
     assert degradation["low"] < degradation["estimate"] < degradation["high"] < 0
     assert degradation["discordant"] == "4/0"
     assert degradation["p_midp"] == pytest.approx(mcnemar_midp(4, 0))
     assert anchor["estimate"] == pytest.approx(4 / 6)
-    assert anchor["p_holm"] == pytest.approx(min(1.0, 2 * anchor["p_midp"]))
+    assert anchor["p_midp"] == pytest.approx(degradation["p_midp"])  # the same 4 discordant pairs, flipped
+    assert holm([degradation["p_midp"], anchor["p_midp"]]) == pytest.approx([min(1.0, 2 * anchor["p_midp"])] * 2)
 
 
 def test_no_shared_pairs_gives_no_row():
     records, sources = grades()
-    frame = grades_frame(records, {})  # without sources, task ids differ across suites: nothing pairs
-    assert comparisons(frame, [("suite", "original", "perturb", {"condition": "plain"})]).empty
+    frame = units(records, {})  # without sources, task ids differ across suites: nothing pairs
+    assert paired_comparison(frame, "suite", "original", "perturb", {"condition": "plain"}) is None
 
 
 def clustered_grades(n_instances: int = 12, repeats: int = 2, variants: int = 2) -> tuple[list[dict], dict]:
@@ -96,8 +101,7 @@ def clustered_grades(n_instances: int = 12, repeats: int = 2, variants: int = 2)
 
 
 def test_repeats_and_variants_pair_on_the_source_instance_not_on_each_run():
-    frame = grades_frame(*clustered_grades())
-    (row,) = comparisons(frame, [("suite", "original", "perturb", {"condition": "plain"})]).to_dict("records")
+    row = paired_comparison(units(*clustered_grades()), "suite", "original", "perturb", {"condition": "plain"})
     assert row["pairs"] == 12  # instances, not the 48 perturbed runs
     assert (row["runs_first"], row["runs_second"]) == (24, 48)
     assert row["estimate"] == pytest.approx(-0.5)  # mean over instances of (0, 0.5, 1) - 1
@@ -105,7 +109,7 @@ def test_repeats_and_variants_pair_on_the_source_instance_not_on_each_run():
     assert "bootstrap over instances" in row["estimator"]
     # Twice the instances, same per-instance effect: the interval narrows; more repeats of the same
     # instances do not (they are not new evidence about other instances).
-    wider = comparisons(grades_frame(*clustered_grades(n_instances=24)), [("suite", "original", "perturb", {})])
-    repeated = comparisons(grades_frame(*clustered_grades(repeats=6)), [("suite", "original", "perturb", {})])
-    assert wider["high"][0] - wider["low"][0] < row["high"] - row["low"]
-    assert repeated["high"][0] - repeated["low"][0] == pytest.approx(row["high"] - row["low"])
+    wider = paired_comparison(units(*clustered_grades(n_instances=24)), "suite", "original", "perturb", {})
+    repeated = paired_comparison(units(*clustered_grades(repeats=6)), "suite", "original", "perturb", {})
+    assert wider["high"] - wider["low"] < row["high"] - row["low"]
+    assert repeated["high"] - repeated["low"] == pytest.approx(row["high"] - row["low"])
