@@ -99,6 +99,7 @@ def analyze(
         "conditions": sorted(runs["condition"].unique()),
         "runs_per_condition": runs.groupby("condition").size().sort_index().to_dict(),
         "errors": errors,
+        "superseded_attempts": len(frame.superseded),
         "files": {name: str(path) for name, path in sorted(written.items())},
         "seed": seed,
         "n_boot": n_boot,

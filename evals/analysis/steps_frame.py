@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from repoanchor.evals.analysis.run_context import RunContext, context_of
 from repoanchor.scaffolds.steps.classify import WRAPPERS, classify
 from repoanchor.scaffolds.steps.rows import action_text
 from repoanchor.scaffolds.steps.shell import ShellParseError, split_commands
@@ -25,11 +26,11 @@ from repoanchor.scaffolds.trajectories.readers import read_trajectory
 from repoanchor.scaffolds.trajectories.trajectory import Action, Trajectory, TrajectoryError, load
 
 STEP_COLUMNS = (
-    "run", "condition", "instance_id", "step_index", "tool", "command", "category", "phase",
+    "run", "unit", "condition", "instance_id", "step_index", "tool", "command", "category", "phase",
     "decided_by", "rule", "files_read", "files_edited", "exit_code",
 )  # fmt: skip
 RUN_COLUMNS = (
-    "run", "condition", "instance_id", "source_format", "exit_status", "steps", "input_tokens", "output_tokens",
+    "run", "unit", "condition", "instance_id", "source_format", "exit_status", "steps", "input_tokens", "output_tokens",
     "cost", "api_calls",
 )  # fmt: skip
 # What a folder is searched for: mini-swe-agent's raw files, OpenCode's event streams and exports, and the
@@ -59,6 +60,8 @@ class StepsFrame(NamedTuple):
     """One row per trajectory read, columns `RUN_COLUMNS` (tokens and cost NA when the scaffold did not say)."""
     errors: list[TrajectoryError]
     """Files that could not be read; each message starts with the file's path."""
+    superseded: list[str] = []
+    """Trajectories of matrix attempts that were retried (an infrastructure failure): not analysed."""
 
 
 def collect(paths: list[str | Path]) -> tuple[list[Path], list[TrajectoryError]]:
@@ -95,20 +98,25 @@ def resolved_conditions(conditions: Mapping[str | Path, str] | None) -> dict[Pat
     return {Path(key).resolve(): value for key, value in (conditions or {}).items()}
 
 
-def condition_of(path: Path, lookup: Mapping[Path, str]) -> str:
-    """The condition `lookup` (see `resolved_conditions`) gives the file or its nearest listed folder; else
-    the parent folder's name."""
+def condition_of(path: Path, lookup: Mapping[Path, str], context: RunContext | None = None) -> str:
+    """The condition `lookup` (see `resolved_conditions`) gives the file or its nearest listed folder; else the
+    matrix unit's condition; else the parent folder's name."""
     if lookup:
         for candidate in (path.resolve(), *path.resolve().parents):
             if candidate in lookup:
                 return lookup[candidate]
+    if context is not None and context.condition:
+        return context.condition
     return path.parent.name
 
 
-def instance_of(trajectory: Trajectory, path: Path) -> str | None:
-    """The recorded instance id; else the file name (`x.traj.json` → `x`) unless it is a generic run file."""
+def instance_of(trajectory: Trajectory, path: Path, context: RunContext | None = None) -> str | None:
+    """The recorded instance id; else the matrix unit's; else the file name (`x.traj.json` → `x`) unless it is
+    a generic run file."""
     if trajectory.instance_id:
         return trajectory.instance_id
+    if context is not None and context.instance_id:
+        return context.instance_id
     stem = path.name.split(".")[0]
     return None if stem in GENERIC_NAMES else stem
 
@@ -193,12 +201,12 @@ def files_touched(action: Action) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return _clean(read), _clean(edited)
 
 
-def _step(run: str, condition: str, instance: str | None, action: Action) -> dict:
+def _step(run: str, unit: str, condition: str, instance: str | None, action: Action) -> dict:
     text = action_text(action)
     label = classify(action.tool, text)
     read, edited = files_touched(action)
     return {
-        "run": run, "condition": condition, "instance_id": instance, "step_index": action.index,
+        "run": run, "unit": unit, "condition": condition, "instance_id": instance, "step_index": action.index,
         "tool": action.tool, "command": text, "category": label.category, "phase": label.phase,
         "decided_by": label.decided_by, "rule": label.rule, "files_read": read, "files_edited": edited,
         "exit_code": action.exit_code,
@@ -209,18 +217,24 @@ def load_steps(paths: list[str | Path], conditions: Mapping[str | Path, str] | N
     """Read every trajectory under `paths` into (steps, runs, errors); see the module docstring."""
     files, errors = collect(paths)
     lookup = resolved_conditions(conditions)
-    steps, runs = [], []
+    steps, runs, superseded = [], [], []
     for path in files:
+        context = context_of(path)
+        if context is not None and context.superseded:
+            superseded.append(str(path))
+            continue
         try:
             trajectory = read_any(path)
         except TrajectoryError as error:
             errors.append(error)
             continue
-        run, condition, instance = str(path), condition_of(path, lookup), instance_of(trajectory, path)
-        steps += [_step(run, condition, instance, action) for action in trajectory.actions]
+        run, unit = str(path), context.unit if context is not None else str(path)
+        condition, instance = condition_of(path, lookup, context), instance_of(trajectory, path, context)
+        steps += [_step(run, unit, condition, instance, action) for action in trajectory.actions]
         runs.append(
             {
                 "run": run,
+                "unit": unit,
                 "condition": condition,
                 "instance_id": instance,
                 "source_format": trajectory.source_format,
@@ -236,4 +250,4 @@ def load_steps(paths: list[str | Path], conditions: Mapping[str | Path, str] | N
     run_frame = pd.DataFrame(runs, columns=list(RUN_COLUMNS)).astype(
         {"steps": "int64", "input_tokens": "Int64", "output_tokens": "Int64", "cost": "Float64", "api_calls": "Int64"}
     )
-    return StepsFrame(step_frame, run_frame, errors)
+    return StepsFrame(step_frame, run_frame, errors, superseded)

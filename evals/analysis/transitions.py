@@ -2,10 +2,12 @@
 
 STEPS.md: within one run, steps whose phase is not in `phases` are dropped (`other` by default) and every
 consecutive pair of the remaining sequence is one transition; p(a→b) = #(a→b) / Σ_s #(a→s), pooled over the
-runs of a condition. Runs are the unit of resampling, since steps within a run are not independent.
+runs of a condition. Runs are the unit of resampling, since steps within a run are not independent; the two
+stages of a RepoAnchor run, or the trajectories of one matrix unit, are resampled together (the steps frame's
+`unit` column): transitions are still counted within each trajectory, never across stages.
 
-Bootstraps work on per-run count matrices: a replicate is a multinomial draw of how often each run (or, when
-paired, each instance) is picked, so n_boot replicates are one matrix product instead of n_boot Python loops.
+Bootstraps work on per-unit count matrices: a replicate is a multinomial draw of how often each unit (or,
+when paired, each instance) is picked, so n_boot replicates are one matrix product instead of n_boot Python loops.
 Each condition draws from its own generator seeded by (seed, crc32(condition)), so a condition's CIs do not
 change when other conditions are added. Percentile intervals (`stats_bootstrap.percentile_interval`); a
 replicate with no transition out of `a` has no p(a→·) and is left out of that row's interval.
@@ -24,7 +26,7 @@ import pandas as pd
 from repoanchor.evals.analysis.stats_bootstrap import percentile_interval
 
 PHASES = ("explore", "edit", "test")
-TRANSITION_COLUMNS = ("condition", "from", "to", "p", "low", "high", "n", "count", "runs")
+TRANSITION_COLUMNS = ("condition", "from", "to", "p", "low", "high", "n", "count", "runs", "units")
 DELTA_COLUMNS = (
     "condition_a", "condition_b", "from", "to", "p_a", "p_b", "delta", "low", "high", "n_a", "n_b",
     "pairing", "instances",
@@ -33,16 +35,26 @@ DELTA_COLUMNS = (
 
 def run_counts(steps: pd.DataFrame, phases: tuple[str, ...] = PHASES) -> tuple[list[str], np.ndarray]:
     """(run ids, counts[run, a, b]) of consecutive kept phases within each run, in step order."""
+    return _counts(steps, phases, "run")
+
+
+def unit_counts(steps: pd.DataFrame, phases: tuple[str, ...] = PHASES) -> tuple[list[str], np.ndarray]:
+    """(unit ids, counts[unit, a, b]): `run_counts` summed over the runs of each unit (the `unit` column; each
+    run its own unit without one)."""
+    return _counts(steps, phases, "unit" if "unit" in steps.columns else "run")
+
+
+def _counts(steps: pd.DataFrame, phases: tuple[str, ...], unit: str) -> tuple[list[str], np.ndarray]:
     index = {phase: i for i, phase in enumerate(phases)}
     kept = steps[steps["phase"].isin(phases)].sort_values(["run", "step_index"], kind="stable")
-    runs = sorted(steps["run"].unique())
-    position = {run: i for i, run in enumerate(runs)}
-    counts = np.zeros((len(runs), len(phases), len(phases)))
+    units = sorted(steps[unit].unique())
+    position = {name: i for i, name in enumerate(units)}
+    counts = np.zeros((len(units), len(phases), len(phases)))
     codes = kept["phase"].map(index).to_numpy(dtype=np.int64)
     same_run = kept["run"].to_numpy()[1:] == kept["run"].to_numpy()[:-1]
-    rows = kept["run"].map(position).to_numpy(dtype=np.int64)[1:][same_run]
+    rows = kept[unit].map(position).to_numpy(dtype=np.int64)[1:][same_run]
     np.add.at(counts, (rows, codes[:-1][same_run], codes[1:][same_run]), 1)
-    return runs, counts
+    return units, counts
 
 
 def _probabilities(counts: np.ndarray) -> np.ndarray:
@@ -80,14 +92,15 @@ def transition_table(
     """One row per (condition, from, to): p, its bootstrap CI, n = transitions out of `from`, count of a→b."""
     rows = []
     for condition in sorted(steps["condition"].unique()):
-        runs, counts = run_counts(steps[steps["condition"] == condition], phases)
-        total = counts.sum(axis=0)
+        own = steps[steps["condition"] == condition]
+        units, counts = unit_counts(own, phases)
+        total, runs = counts.sum(axis=0), own["run"].nunique()
         p = _probabilities(total)
-        low, high = _interval(_boot_p(_draws(_rng(seed, condition), len(runs), n_boot), counts), level)
+        low, high = _interval(_boot_p(_draws(_rng(seed, condition), len(units), n_boot), counts), level)
         for i, a in enumerate(phases):
             for j, b in enumerate(phases):
                 n = int(total[i].sum())
-                rows.append([condition, a, b, p[i, j], low[i, j], high[i, j], n, int(total[i, j]), len(runs)])
+                rows.append([condition, a, b, p[i, j], low[i, j], high[i, j], n, int(total[i, j]), runs, len(units)])
     return pd.DataFrame(rows, columns=list(TRANSITION_COLUMNS))
 
 
@@ -109,14 +122,15 @@ def pairing_of(a: pd.DataFrame, b: pd.DataFrame, min_overlap: float = 0.5) -> li
 
 
 def _per_instance(steps: pd.DataFrame, instances: list[str], phases: tuple[str, ...]) -> np.ndarray:
-    """counts[instance, a, b], summing the runs (repeats) of each instance."""
-    runs, counts = run_counts(steps, phases)
-    instance_of = steps.drop_duplicates("run").set_index("run")["instance_id"]
+    """counts[instance, a, b], summing the units (repeats) of each instance."""
+    units, counts = unit_counts(steps, phases)
+    unit = "unit" if "unit" in steps.columns else "run"
+    instance_of = steps.drop_duplicates(unit).set_index(unit)["instance_id"]
     position = {instance: i for i, instance in enumerate(instances)}
     summed = np.zeros((len(instances), *counts.shape[1:]))
-    for run, matrix in zip(runs, counts, strict=True):
-        if instance_of[run] in position:
-            summed[position[instance_of[run]]] += matrix
+    for name, matrix in zip(units, counts, strict=True):
+        if instance_of[name] in position:
+            summed[position[instance_of[name]]] += matrix
     return summed
 
 
@@ -135,7 +149,7 @@ def delta_table(
 
     Paired (`pairing="auto"` and `pairing_of` finds shared instances, or `"paired"`): only the shared instances
     are used, and one draw of instances (with all their runs) is applied to both conditions. Unpaired: each
-    condition's runs are resampled independently. The `pairing` and `instances` columns say which was done.
+    condition's units are resampled independently. The `pairing` and `instances` columns say which was done.
     """
     a, b = steps[steps["condition"] == condition_a], steps[steps["condition"] == condition_b]
     for name, rows in ((condition_a, a), (condition_b, b)):
@@ -147,7 +161,7 @@ def delta_table(
         weights = _draws(_rng(seed, condition_a, condition_b), len(shared), n_boot)
         boot_a, boot_b = _boot_p(weights, counts_a), _boot_p(weights, counts_b)
     else:
-        counts_a, counts_b = run_counts(a, phases)[1], run_counts(b, phases)[1]
+        counts_a, counts_b = unit_counts(a, phases)[1], unit_counts(b, phases)[1]
         rng_a, rng_b = _rng(seed, condition_a, condition_b, "a"), _rng(seed, condition_a, condition_b, "b")
         boot_a = _boot_p(_draws(rng_a, len(counts_a), n_boot), counts_a)
         boot_b = _boot_p(_draws(rng_b, len(counts_b), n_boot), counts_b)

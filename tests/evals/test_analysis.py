@@ -246,3 +246,40 @@ def test_same_seed_gives_identical_files_and_a_self_contained_page(shared_runs, 
     assert len(pngs) == 4  # two heatmaps, one Δp heatmap, the effort plot
     for png in pngs:
         assert base64.b64encode(png.read_bytes()).decode() in page, png.name
+
+
+def matrix_units(root: Path, count: int = 4) -> Path:
+    """`root`/units: `count` two-stage units whose first attempt was lost (an infrastructure error) and retried;
+    each final attempt's stage 1 explores twice (explore→explore), its stage 2 reads then edits (explore→edit)."""
+    for number in range(1, count + 1):
+        unit = root / "units" / f"u{number}"
+        record = {
+            "unit_id": f"u{number}", "status": "done", "condition": "anchor", "instance_id": f"x-{number}",
+            "attempts": [{"dir": "attempt-1", "infra_error": "worker_lost"}, {"dir": "attempt-2", "infra_error": None}],
+        }  # fmt: skip
+        unit.mkdir(parents=True)
+        (unit / "result.json").write_text(json.dumps(record), encoding="utf-8")
+        write_v1(unit / "attempt-1" / "stage1-1" / "mini.traj.json", ["cat a.py", "cat b.py", "cat c.py"], "")
+        write_v1(unit / "attempt-2" / "stage1-1" / "mini.traj.json", ["cat a.py", "cat b.py"], "")
+        write_v1(unit / "attempt-2" / "stage2" / "mini.traj.json", ["cat a.py", "sed -i 's/x/y/' a.py"], "")
+        (unit / "attempt-2" / "anchored.json").write_text("{}", encoding="utf-8")
+    return root
+
+
+def test_a_matrix_folder_reads_as_its_units_and_resamples_them_whole(tmp_path: Path) -> None:
+    frame = load_steps([matrix_units(tmp_path / "matrix")])
+    assert frame.errors == []
+    assert len(frame.superseded) == 4
+    assert all("attempt-1" in path for path in frame.superseded)
+    assert analyze([tmp_path / "matrix"], tmp_path / "out", n_boot=N_BOOT)["superseded_attempts"] == 4
+    assert set(frame.runs["condition"]) == {"anchor"}  # the unit's condition, not the folder name "stage2"
+    assert sorted(frame.runs["instance_id"].unique()) == ["x-1", "x-2", "x-3", "x-4"]
+    assert frame.runs["unit"].nunique() == 4
+    assert len(frame.runs) == 8
+    row = transition_table(frame.steps, n_boot=N_BOOT).set_index(["from", "to"]).loc[("explore", "edit")]
+    assert (row["runs"], row["units"], row["p"]) == (8, 4, 0.5)
+    # Every unit has one explore→explore (stage 1) and one explore→edit (stage 2): resampled whole, p is 0.5 in
+    # every replicate. Resampling the stages apart, as if independent, would give a spread.
+    assert row["low"] == row["high"] == 0.5
+    apart = transition_table(frame.steps.drop(columns="unit"), n_boot=N_BOOT).set_index(["from", "to"])
+    assert apart.loc[("explore", "edit"), "low"] < 0.5 < apart.loc[("explore", "edit"), "high"]
