@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from repoanchor.evals.analysis.outcomes import paired_comparison
+from repoanchor.evals.analysis.results.tables import extend_table
 from repoanchor.evals.analysis.results.units import load_units
 from repoanchor.evals.analysis.results.write import write_results
 from repoanchor.evals.cli.main import app
@@ -229,3 +230,48 @@ def test_a_done_unit_without_a_grade_is_counted_not_scored(frontier, tmp_path):
         ungraded.write_text(saved)
     assert int((~units["graded"]).sum()) == 1
     assert units["resolved"].isna().sum() == 1
+
+
+FAMILY_EFFECTS = {"proxy_chain": -0.3, "runtime_target": -0.1}
+
+
+@pytest.fixture(scope="module")
+def extend_units(tmp_path_factory):
+    """40 sources on the original suite and two Extend families with known mean effects, 2 repeats, plain.
+
+    One fixed draw, as `synthetic` is (seed 4's missed proxy_chain's effect by 2.5 points; coverage at the
+    nominal rate is the coverage test's claim, for the estimator these rows share)."""
+    root = tmp_path_factory.mktemp("extend")
+    sources = [f"o__p-{i}" for i in range(40)]
+    suites = [
+        write_suite(root / "suites", "original", sources),
+        write_suite(root / "suites", "extend", sources, families=tuple(FAMILY_EFFECTS)),
+    ]
+    effects = Effects(sources, seed=3, perturb=0.0)
+    rng = np.random.default_rng(5)
+
+    def outcome(unit):
+        family = unit.instance_id.split("__extend-")[1] if "__extend-" in unit.instance_id else None
+        rate = effects.p(unit.instance_id.split("__extend-")[0], "original", "plain")
+        return bool(rng.random() < rate + FAMILY_EFFECTS.get(family, 0.0))
+
+    config = matrix_config(root, suites, repeats=2, conditions=[{"name": "plain"}])
+    write_matrix(config, outcome, cost=lambda unit: 1.0)
+    return load_units([root / "matrix"]).units
+
+
+def test_the_extend_table_pairs_each_family_on_its_sources_and_averages_the_families(extend_units):
+    extend = extend_table(extend_units).set_index("family")
+    assert list(extend.index) == ["proxy_chain", "runtime_target", "average"]
+    for family, effect in FAMILY_EFFECTS.items():
+        row = extend.loc[family]
+        assert row["pairs"] == 40  # source instances, not 80 runs
+        assert row["low"] <= effect <= row["high"], row
+        assert row["extend_low"] <= row["extend_rate"] <= row["extend_high"]
+        assert row["difference"] == pytest.approx(row["extend_rate"] - row["original_rate"])  # same 40, 2 runs each
+    average = extend.loc["average"]
+    assert average["difference"] == pytest.approx(extend.loc[list(FAMILY_EFFECTS), "difference"].mean())
+    assert average["low"] <= np.mean(list(FAMILY_EFFECTS.values())) <= average["high"]
+    assert average["low"] < average["difference"] < average["high"]
+    assert pd.isna(average["p_holm"])
+    assert extend.loc["proxy_chain", "p_holm"] >= extend.loc["proxy_chain", "p_midp"]

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from repoanchor.evals.analysis.outcomes import BINARY, CLUSTERED, paired_comparison
+from repoanchor.evals.analysis.outcomes import BINARY, CLUSTERED, N_RESAMPLES, SEED, matched_means, paired_comparison
 from repoanchor.evals.analysis.stats import holm, wilson_interval
+from repoanchor.evals.analysis.stats_bootstrap import percentile_interval
 
 MODEL_KEY = ["model", "scaffold"]
 PERTURBED_KINDS = ("perturb", "spt")
@@ -58,8 +59,11 @@ def outcome_counts(units: pd.DataFrame) -> pd.DataFrame:
 
 
 def _with_holm(table: pd.DataFrame) -> pd.DataFrame:
+    """Holm over the rows that have a p (an average row has none)."""
     if len(table):
-        table["p_holm"] = holm(table["p_midp"].tolist())
+        tested = table["p_midp"].notna() if "p_midp" in table else pd.Series(False, index=table.index)
+        table["p_holm"] = np.nan
+        table.loc[tested, "p_holm"] = holm(table.loc[tested, "p_midp"].tolist())
     return table
 
 
@@ -106,12 +110,13 @@ def perturb_table(units: pd.DataFrame) -> pd.DataFrame:
 
 
 def extend_table(units: pd.DataFrame) -> pd.DataFrame:
-    """Per family: the original resolve rate of its source instances vs the Extend pass rate; then the
-    pooled average over families (each family weighs the same, as RepoMirage averages)."""
+    """Per family: the original resolve rate of its source instances vs the Extend pass rate (Wilson intervals),
+    and their difference paired on the source instance; then the average over families (each family weighs the
+    same, as RepoMirage averages), its difference's interval a bootstrap over source instances."""
     rows = []
     extend = units[units["suite_kind"] == "extend"]
     for key, group in _groups(extend, [*MODEL_KEY, "condition"]):
-        cells = []
+        cells, paired = [], []
         for family, tasks in group.groupby("family", sort=True):
             sources = set(tasks["source_instance"])
             original = units[
@@ -120,23 +125,61 @@ def extend_table(units: pd.DataFrame) -> pd.DataFrame:
                 & (units["model"] == key["model"]) & (units["scaffold"] == key["scaffold"])
                 & (units["condition"] == key["condition"])
             ]  # fmt: skip
-            cells.append({**key, "family": family, "sources": len(sources), **_pair(counts(original), counts(tasks))})
+            both = pd.concat([original, tasks])
+            compared = paired_comparison(both, "suite_kind", "original", "extend", {})
+            cells.append(
+                {**key, "family": family, "sources": len(sources), **_pair(counts(original), counts(tasks), compared)}
+            )
+            paired.append(matched_means(both[both["graded"]], "suite_kind", "original", "extend", {}, "resolved"))
         rows += cells
         if cells:
             pooled = {c: _mean(pd.Series([cell[c] for cell in cells])) for c in ("original_rate", "extend_rate")}
-            rows.append({**key, "family": "average", "sources": group["source_instance"].nunique(), **pooled})
-    return pd.DataFrame(rows)
+            rows.append(
+                {**key, "family": "average", "sources": group["source_instance"].nunique(), **pooled,
+                 **pooled_difference(paired)}
+            )  # fmt: skip
+    return _with_holm(pd.DataFrame(rows))
 
 
-def _pair(original: dict, extend: dict) -> dict:
+def _pair(original: dict, extend: dict, compared: dict | None) -> dict:
     return {
         "original_rate": original["rate"],
         "original_graded": original["graded"],
         "extend_rate": extend["rate"],
+        "extend_low": extend["low"],
+        "extend_high": extend["high"],
         "extend_graded": extend["graded"],
         "extend_rate_infra_unresolved": extend["rate_infra_unresolved"],
         "infra": original["infra"] + extend["infra"],
+        "pairs": compared["pairs"] if compared else 0,
+        "difference": compared["estimate"] if compared else np.nan,
+        "low": compared["low"] if compared else np.nan,
+        "high": compared["high"] if compared else np.nan,
+        "p_midp": compared["p_midp"] if compared else np.nan,
     }
+
+
+def pooled_difference(families: list[tuple]) -> dict:
+    """The average over families of each family's mean per-instance difference (extend − original), with a
+    percentile bootstrap that resamples source instances, so an instance in several families moves them all.
+
+    `families` are `outcomes.matched_means` results (instances, original means, extend means, ...)."""
+    per_family = [(pd.Index(shared).get_level_values(0), y - x) for shared, x, y, *_ in families if len(shared)]
+    if not per_family:
+        return {"difference": np.nan, "low": np.nan, "high": np.nan}
+    instances = sorted(set().union(*(set(sources) for sources, _ in per_family)))
+    position = {name: i for i, name in enumerate(instances)}
+    rng = np.random.default_rng(SEED)
+    weights = rng.multinomial(len(instances), np.full(len(instances), 1 / len(instances)), size=N_RESAMPLES)
+    estimate, replicates = 0.0, np.zeros(N_RESAMPLES)
+    for sources, differences in per_family:
+        columns = weights[:, [position[name] for name in sources]].astype(float)
+        totals = columns.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):  # a draw that misses the family: no value for it
+            replicates += np.where(totals > 0, columns @ differences / np.where(totals > 0, totals, 1), np.nan)
+        estimate += float(differences.mean())
+    low, high = percentile_interval(replicates / len(per_family), 0.95)
+    return {"difference": estimate / len(per_family), "low": low, "high": high}
 
 
 def condition_pairs(units: pd.DataFrame, factor: str) -> list[tuple[str, str]]:

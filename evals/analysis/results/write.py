@@ -13,6 +13,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from repoanchor.evals.analysis.analyze import FLOAT_FORMAT
+from repoanchor.evals.analysis.outcomes import N_RESAMPLES, SEED
 from repoanchor.evals.analysis.report import FOREST_COLUMNS, forest_png, write_page
 from repoanchor.evals.analysis.results.effort import drift_table, effort_table
 from repoanchor.evals.analysis.results.frontier import NOTE as FRONTIER_NOTE
@@ -46,7 +47,11 @@ DRIFT_NOTE = (
     "explore_steps_before_first_edit: exploration steps before the first edit, over runs that edit; files "
     "read: distinct paths read; decoy/proxy visits: steps touching the task's own decoys/proxies (NA: no role map)."
 )
-EXTEND_NOTE = "original_rate: the family's source instances on the original suite; average: families weigh equally."
+EXTEND_NOTE = (
+    "original_rate: the family's source instances on the original suite; extend_low/high: Wilson 95%. "
+    f"difference (extend − original): {ESTIMATORS} Average: families weigh equally; its interval resamples source "
+    f"instances ({N_RESAMPLES:,}, seed {SEED}), an instance in several families moving them together."
+)
 
 
 def _csv(frame: pd.DataFrame, path: Path) -> None:
