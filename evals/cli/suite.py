@@ -41,7 +41,14 @@ def build(
         Path | None,
         typer.Option("--repo-cache", envvar="REPOANCHOR_REPO_CACHE", help="Folder of git clones named owner__name."),
     ] = None,
-    provider: Annotated[str, typer.Option(help="Where tests run: local (a checkout and venv per instance).")] = "local",
+    provider: Annotated[
+        str,
+        typer.Option(
+            help="Where every variant's and Extend task's tests, imports and probes run: local (a checkout and venv "
+            "per instance, on the host, isolated) or image (a network-less container of the instance's environment "
+            "image, built first with `repoanchor images build`; recorded per instance in the manifest)."
+        ),
+    ] = "local",
     seed: Annotated[int, typer.Option(help="Suite seed; per-instance seeds derive from it and the instance id.")] = 0,
     variants: Annotated[int, typer.Option("--variants", help="spt: sampler variants per instance.")] = 2,
     workers: Annotated[int, typer.Option(help="Instances built in parallel (one process each).")] = 1,
@@ -115,9 +122,9 @@ def validate(
     provider: Annotated[
         str,
         typer.Option(
-            help="Where Perturb/SPT tasks' tests run: local (a checkout and venv, on the host, isolated), image "
-            "(a network-less container of the task's environment image, see `repoanchor images build`) or auto "
-            "(image where one is built, else local, and said)."
+            help="Where each task's tests (and Extend probes) run: local (a checkout and venv, on the host, "
+            "isolated), image (a network-less container of the task's environment image, see `repoanchor images "
+            "build`) or auto (image where one is built, else local, and said)."
         ),
     ] = "local",
 ) -> None:

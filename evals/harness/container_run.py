@@ -8,10 +8,13 @@ found by their labels, so a (repo, version) needs no name: `repoanchor images bu
 
 from __future__ import annotations
 
+import io
 import json
 import secrets
 import tarfile
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -93,41 +96,76 @@ def env_image_spec(row: dict[str, Any], image: str | None = None) -> EnvSpec:
     )  # fmt: skip
 
 
-def _tree_archive(tree: Path, scratch: Path) -> Path:
+def _tree_archive(tree: Path, scratch: Path, files: dict[str, bytes]) -> Path:
+    """`tree` at /testbed and `files` (name -> content) in HOME, all owned by uid 1000."""
     archive = scratch / "tree.tar"
     with tarfile.open(archive, "w") as tar:
         tar.add(tree, arcname=IMAGE_REPO_DIR.strip("/"), filter=owned_by_agent)
+        for folder in (HOME, f"{HOME}/tmp"):
+            info = owned_by_agent(tarfile.TarInfo(folder.strip("/")))
+            info.type, info.mode = tarfile.DIRTYPE, 0o755
+            tar.addfile(info)
+        for name, content in sorted(files.items()):
+            info = owned_by_agent(tarfile.TarInfo(f"{HOME.strip('/')}/{name}"))
+            info.size, info.mode = len(content), 0o644
+            tar.addfile(info, io.BytesIO(content))
     return archive
 
 
-def run_in_tree(tree: Path, script: str, env: EnvSpec, timeout: float) -> tuple[bool, str]:
+def run_in_tree(
+    tree: Path,
+    script: str,
+    env: EnvSpec,
+    timeout: float,
+    *,
+    files: dict[str, bytes] | None = None,
+    variables: dict[str, str] | None = None,
+) -> tuple[bool, str]:
     """Run bash `script` in a copy of `tree` at /testbed in a fresh container of `env.image`; (timed out, output).
 
-    Host paths of `tree` in `script` are rewritten to /testbed."""
+    Host paths of `tree` in `script` are rewritten to /testbed. `files` (name -> content) are put in the
+    container's HOME (`$HOME/name`) beside the tree, never into it; `variables` join the container's few."""
     import docker
 
     tree = Path(tree).resolve()
     script = script.replace(str(tree), IMAGE_REPO_DIR)
+    confined = {"user": "1000:1000", "cap_drop": ["ALL"], "security_opt": ["no-new-privileges"], "pids_limit": 1024}
+    try:
+        with one_off_container(env.image, **confined) as container:
+            with tempfile.TemporaryDirectory(prefix="repoanchor-tree-") as scratch:
+                with _tree_archive(tree, Path(scratch), files or {}).open("rb") as stream:
+                    container.put_archive("/", stream)
+            argv = ["timeout", "-k", "5", str(max(timeout, 1)), "bash", "-c", script]
+            own = {"HOME": HOME, "TMPDIR": f"{HOME}/tmp", "PYTHONDONTWRITEBYTECODE": "1"}
+            code, out = container.exec_run(
+                ["bash", "-c", 'exec "$@" 2>&1', "merge", *argv], workdir=IMAGE_REPO_DIR, user="1000:1000",
+                environment={**(variables or {}), **own},
+            )  # fmt: skip
+    except docker.errors.DockerException as error:
+        raise InfraError("environment_exec", f"could not run in a container of {env.image}: {error}") from error
+    return code in TIMEOUT_CODES, (out or b"").decode("utf-8", "replace")
+
+
+@contextmanager
+def one_off_container(image: str, **options: Any) -> Iterator[Any]:
+    """A fresh container of the local image `image` (idle until exec'd), network-less and labelled ours, removed
+    on leaving whatever happened; InfraError `image_missing` when the engine does not have the image (nothing is
+    pulled). `options` go to `containers.run` (user, capabilities, limits)."""
+    import docker
+
     client = connect()
     container = None
     try:
+        try:
+            client.images.get(image)
+        except docker.errors.ImageNotFound as error:
+            raise InfraError("image_missing", f"{image} is not in the engine; pull or build it first") from error
         container = client.containers.run(
-            env.image, ["sleep", "infinity"], name=f"repoanchor-grade-{secrets.token_hex(6)}", detach=True,
-            init=True, network_mode="none", labels=LABEL, user="1000:1000", cap_drop=["ALL"],
-            security_opt=["no-new-privileges"], pids_limit=1024,
+            image, ["sleep", "infinity"], name=f"repoanchor-run-{secrets.token_hex(6)}", detach=True, init=True,
+            network_mode="none", labels=LABEL, **options,
         )  # fmt: skip
-        with tempfile.TemporaryDirectory(prefix="repoanchor-tree-") as scratch:
-            with _tree_archive(tree, Path(scratch)).open("rb") as stream:
-                container.put_archive("/", stream)
-        argv = ["timeout", "-k", "5", str(max(timeout, 1)), "bash", "-c", f"mkdir -p {HOME}/tmp\n{script}"]
-        code, out = container.exec_run(
-            ["bash", "-c", 'exec "$@" 2>&1', "merge", *argv], workdir=IMAGE_REPO_DIR, user="1000:1000",
-            environment={"HOME": HOME, "TMPDIR": f"{HOME}/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
-        )  # fmt: skip
-    except docker.errors.DockerException as error:
-        raise InfraError("environment_exec", f"could not run in a container of {env.image}: {error}") from error
+        yield container
     finally:
         if container is not None:
             container.remove(force=True)
         client.close()
-    return code in TIMEOUT_CODES, (out or b"").decode("utf-8", "replace")

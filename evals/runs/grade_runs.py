@@ -55,7 +55,7 @@ def grade_unit(
     failpoint("grade.scratch-made", unit.unit_id)
     try:
         if truth.get("extend"):
-            verdict = _grade_extend(unit, truth, patch, scratch, cache_dir)
+            verdict = _grade_extend(unit, truth, patch, scratch, cache_dir, provider)
         else:
             verdict = _grade_swebench(unit, truth, patch, scratch, cache_dir, provider)
     finally:
@@ -70,26 +70,32 @@ def _grade_swebench(unit: Unit, truth: dict, patch: str, scratch: Path, cache_di
     if fallback:
         warn_once(fallback)
     check = clone(Path(unit.task.repo), scratch / "check")
-    env = suite_env(truth, check, cache_dir, chosen)
+    env = suite_env(truth, check, cache_dir, chosen, private_venv=scratch / "venv")
     run = run_tests(check, truth["row"], patch, env)
     result = grade(truth["row"], run.outcomes, run.status)
     where = {"provider": chosen, "image": env.image, "provider_note": fallback}
     return {"resolved": result.resolved, "status": result.status, **result.model_dump(include={"f2p", "p2p"}), **where}
 
 
-def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None) -> dict:
+def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str) -> dict:
     from repoanchor.evals.harness.grading import apply_patch
     from repoanchor.evals.suites.extend import validate_extend
     from repoanchor.evals.suites.extend.suite import extend_task_from_truth
     from repoanchor.evals.suites.validate import clone
 
+    chosen, fallback = choose_provider(truth["row"], provider)
+    if fallback:
+        warn_once(fallback)
     worktree = clone(Path(unit.task.repo), scratch / "check")
-    applied, log = apply_patch(worktree, patch) if patch.strip() else (True, "")
+    applied, log = apply_patch(worktree, patch) if patch.strip() else (True, "")  # git alone, on the host
     if not applied:
         return {"resolved": False, "status": "patch_apply_failed", "reasons": [log[-2000:]]}
-    task, grade_answer = extend_task_from_truth(Path(unit.task.repo), truth, scratch, cache_dir)
+    task, grade_answer = extend_task_from_truth(
+        Path(unit.task.repo), truth, scratch, cache_dir, chosen, private_venv=scratch / "venv"
+    )
     verdict = validate_extend(task, worktree, grader=grade_answer)
-    where = {"provider": "local", "provider_note": "Extend answers are checked on the host (isolated)"}
+    image = task.validator.image if task.validator else None
+    where = {"provider": chosen, "image": image, "provider_note": fallback}
     return {"resolved": verdict.passed, "status": "completed", "reasons": verdict.reasons, **where}
 
 

@@ -31,6 +31,8 @@ from repoanchor.evals.suites.pool import run_parallel
 from repoanchor.evals.suites.remap import Rejected
 from repoanchor.perturb.atomic import write_atomic
 
+ENVIRONMENT_FIELDS = {"provider", "route", "image", "python_version", "skipped"}
+"""What a suite manifest records of each instance's environment (a venv path is this machine's alone)."""
 SEED_DERIVATION = (
     "instance: int(sha256('repoanchor.suite/1|<seed>|<kind>|<instance_id>')[:8]) >> 1; "
     "spt variant i: sampler.variant_seed(instance seed, i)"
@@ -79,11 +81,8 @@ def build_suite(
 ) -> SuiteReport:
     """Build (or finish building) the suite at `out`; `config` overrides the keyword settings."""
     started = time.monotonic()
-    if provider != "local":
-        raise ValueError(
-            f"provider {provider!r}: variants are validated in a local checkout; the image provider runs the "
-            "image's own /testbed, which holds the original tree, not the variant"
-        )
+    if provider not in ("local", "image"):
+        raise ValueError(f"unknown provider {provider!r}; expected 'local' or 'image'")
     config = config or SuiteConfig(
         kind=kind, seed=seed, n_variants=n_variants, other_file_rate=other_file_rate, extend=extend_config
     )
@@ -95,9 +94,9 @@ def build_suite(
     template = InstanceJob({}, out, config, provider, cache, cache_dir, keep_work)
     with _build_lock(out):
         done = _build_missing(loaded.rows, template, workers, progress)
-        tasks, rejected, timing = _collect(out, loaded, config.kind, (config.extend or {}).get("assign"))
+        tasks, rejected, timing, environments = _collect(out, loaded, config.kind, (config.extend or {}).get("assign"))
         timing["build_seconds"] = round(time.monotonic() - started, 3)
-        manifest(out, header, tasks, rejected, timing)
+        manifest(out, header, tasks, rejected, timing, environments)
     seconds = time.monotonic() - started
     return SuiteReport(out, config.kind, len(loaded.rows), len(tasks), len(rejected), len(done), seconds)
 
@@ -193,6 +192,9 @@ def run_instance(job: InstanceJob) -> None:
     record = {"instance_id": job.row["instance_id"], "tasks": work.tasks, "rejected": work.scrub(work.rejected)}
     if work.summary is not None:
         record["summary"] = work.summary
+    if work.env is not None:  # where this instance's tasks were validated (an image may say which Python it had)
+        environment = work.env.model_dump(include=ENVIRONMENT_FIELDS, exclude_none=True)
+        record["environment"] = work.scrub({**environment, "python_version": work.python_version})
     write_atomic(
         _result_path(job.out, job.row["instance_id"]), dumps({**record, "seconds": time.monotonic() - started})
     )
@@ -258,15 +260,18 @@ def rejection_summary(out: Path, shown: int = 3) -> dict:
     return {"count": len(items), "by_stage": by_stage, "first": first}
 
 
-def _collect(out: Path, loaded, kind: str, assign: dict | None = None) -> tuple[list[dict], list[dict], dict]:
-    """Tasks and rejections of every instance in dataset order, then the dataset's malformed rows; with
-    `assign` (Extend), only each instance's assigned family is kept and the other tasks are removed."""
-    tasks, rejected, seconds, summaries = [], [], {}, []
+def _collect(out: Path, loaded, kind: str, assign: dict | None = None) -> tuple[list[dict], list[dict], dict, dict]:
+    """Tasks and rejections of every instance in dataset order, then the dataset's malformed rows, timings and
+    each instance's environment; with `assign` (Extend), only each instance's assigned family is kept and the
+    other tasks are removed."""
+    tasks, rejected, seconds, summaries, environments = [], [], {}, [], {}
     for row in loaded.rows:
         result = json.loads(_result_path(out, row["instance_id"]).read_text())
         tasks += result["tasks"]
         rejected += result["rejected"]
         seconds[row["instance_id"]] = round(result["seconds"], 3)
+        if result.get("environment"):
+            environments[row["instance_id"]] = result["environment"]
         summaries += [result["summary"]] if result.get("summary") else []
     if kind == "extend" and assign is not None:
         from repoanchor.evals.suites.extend.suite import assign_one_family
@@ -278,4 +283,4 @@ def _collect(out: Path, loaded, kind: str, assign: dict | None = None) -> tuple[
             (out / "ground_truth" / f"{safe_name(item['task_id'])}.json").unlink(missing_ok=True)
     for error in loaded.errors:
         rejected.append(rejection({"instance_id": error.instance_id}, kind, "dataset", error.message, line=error.row))
-    return tasks, rejected, {"instance_seconds": seconds}
+    return tasks, rejected, {"instance_seconds": seconds}, environments

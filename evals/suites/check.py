@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from repoanchor.evals.harness.container_run import choose_provider
 from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, read_suite_tasks
 from repoanchor.evals.suites.export import safe_name, sha256_file, tree_id
 from repoanchor.evals.suites.pool import run_parallel
@@ -91,8 +92,9 @@ def _task_reasons(job: CheckJob, truth: dict, check: Path, where: dict) -> list[
     if truth.get("extend"):
         from repoanchor.evals.suites.extend.suite import check_extend_task
 
-        where["route"] = "host"  # Extend answers are checked by the family validators, on the host (isolated)
-        return check_extend_task(repo, truth, check, job.cache_dir)
+        chosen = choose_provider(truth["row"], job.provider)[0]
+        where["route"] = "env-image" if chosen == "image" else "host"  # where the family validators run
+        return check_extend_task(repo, truth, check, job.cache_dir, chosen)
     clone(repo, check)
     env = suite_env(truth, check, job.cache_dir, job.provider)
     where["route"] = env.route

@@ -141,8 +141,11 @@ def write_tables(out: Path, tasks: list[dict], rejected: list[dict]) -> dict[str
     return {name: sha256_file(out / name) for name in names}
 
 
-def manifest(out: Path, header: dict, tasks: list[dict], rejected: list[dict], timing: dict) -> dict:
-    """The manifest: header (suite, dataset, seed, config), tools, counts and content hashes."""
+def manifest(
+    out: Path, header: dict, tasks: list[dict], rejected: list[dict], timing: dict, environments: dict | None = None
+) -> dict:
+    """The manifest: header (suite, dataset, seed, config), tools, counts, content hashes, and each instance's
+    environment (route; for an environment image its name and the Python it holds)."""
     hashes = write_tables(out, tasks, rejected)
     ids = [safe_name(task["instance_id"]) for task in tasks]
     hashes["repos"] = {name: tree_id(out / "repos" / name) for name in ids}
@@ -154,5 +157,6 @@ def manifest(out: Path, header: dict, tasks: list[dict], rejected: list[dict], t
     }
     data = {"format": FORMAT, **header, "tools": tool_versions(), "counts": counts, "hashes": hashes}
     data["timing"] = timing
+    data["environments"] = environments or {}
     write_atomic(out / MANIFEST_FILE, dumps(data))
     return data

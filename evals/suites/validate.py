@@ -19,7 +19,7 @@ from repoanchor.evals.harness import instance_env
 from repoanchor.evals.harness.container_run import choose_provider, env_image_spec, run_in_tree
 from repoanchor.evals.harness.grading import grade, run_command, run_tests
 from repoanchor.evals.harness.instance_env import EnvSpec
-from repoanchor.evals.harness.venv_build import command_env, locked
+from repoanchor.evals.harness.venv_build import command_env, locked, private_copy
 from repoanchor.evals.suites.remap import Rejected, run_git
 from repoanchor.perturb.files import is_test_file
 from repoanchor.perturb.validation.validate import compile_errors
@@ -172,10 +172,19 @@ def validate_task(check: Path, truth: dict, env: EnvSpec, timeout: float = 1800)
     return {"level1": "ok", "before": before, "after": after}
 
 
-def suite_env(truth: dict, check: Path, cache_dir: Path | None, provider: str = "local") -> EnvSpec:
+def suite_env(
+    truth: dict, check: Path, cache_dir: Path | None, provider: str = "local", private_venv: Path | None = None
+) -> EnvSpec:
     """The environment for a task read back from a suite folder: `local` (the venv cache is shared) or
-    `image` (the environment image of the task's repo and version, the clone `check` copied in per run)."""
+    `image` (the environment image of the task's repo and version, the clone `check` copied in per run).
+
+    `private_venv`: where a local venv is copied for this task alone (a grade runs a candidate's code, which
+    may write into its venv); without it the cached venv itself is used."""
     if choose_provider(truth["row"], provider)[0] == "image":
         return env_image_spec(truth["row"])
     cache = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "repoanchor" / "venvs"
-    return instance_env.local_env(truth["row"], check, cache)
+    env = instance_env.local_env(truth["row"], check, cache)
+    if private_venv is None or not env.venv:
+        return env
+    copy = private_copy(Path(env.venv), private_venv)
+    return env.model_copy(update={"venv": str(copy), "python": str(copy / "bin" / "python")})

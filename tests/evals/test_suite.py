@@ -225,13 +225,42 @@ def test_broken_instances_are_rejected_with_their_reason_and_the_batch_goes_on(t
     assert not any((tmp_path / "out" / "repos").glob("no-*"))
 
 
-def test_a_finished_build_refuses_another_config_and_the_image_provider_fails_fast(tmp_path_factory):
+def test_a_finished_build_refuses_another_config_and_an_unknown_provider_fails_fast(tmp_path_factory):
     suite = built_suite("perturb", tmp_path_factory)
     cache, dataset = fixture_dataset(tmp_path_factory)
     with pytest.raises(ValueError, match="another dataset or config"):
         build_suite(dataset, "perturb", suite, repo_cache=cache, seed=1, progress=False)
-    with pytest.raises(ValueError, match="image provider"):
-        build_suite(dataset, "perturb", suite, provider="image", progress=False)
+    with pytest.raises(ValueError, match="unknown provider 'docker'"):
+        build_suite(dataset, "perturb", suite, provider="docker", progress=False)
+
+
+def test_an_extend_suite_builds_in_the_environment_image_with_the_local_builds_verdicts(
+    tmp_path_factory, fixture_env_image, tmp_path
+):
+    """The Perturb variant's tests and imports, and every family's probes, baseline tests and self-checks, run in
+    containers of the instance's environment image: the same tasks, trees and answers as the local build."""
+    local = built_suite("extend", tmp_path_factory)
+    cache, _ = fixture_dataset(tmp_path_factory)
+    out = tmp_path / "suite"
+    dataset = local.parent / "extend.jsonl"
+    build_suite(dataset, "extend", out, provider="image", repo_cache=cache, seed=0, workers=2, progress=False)
+    assert rows(out / "rejected.jsonl") == []
+    tasks = rows(out / "tasks.jsonl")
+    assert [t["instance_id"] for t in tasks] == [t["instance_id"] for t in rows(local / "tasks.jsonl")]
+    for task in tasks:
+        assert tree_id(out / task["repoanchor_repo"]) == tree_id(local / task["repoanchor_repo"])
+        built, expected = truth(out, task["instance_id"])["extend"], truth(local, task["instance_id"])["extend"]
+        assert built["ground_truth"] == expected["ground_truth"]
+        assert built["task"]["self_check"]["status"] == "passed", built["task"]["self_check"]
+        if built["task"]["validator"]:  # multi_file is graded SWE-bench's way, by the instance's tests
+            assert built["task"]["validator"]["image"] == fixture_env_image
+    environments = check_manifest(out)["environments"]
+    assert environments[EXTEND_INSTANCE]["route"] == "env-image"
+    assert environments[EXTEND_INSTANCE]["image"] == fixture_env_image
+    assert check_manifest(local)["environments"][EXTEND_INSTANCE]["route"] == "current"
+    summary = validate_suite(out, workers=2, provider="image")
+    assert summary["ok"], summary["failed"]
+    assert summary["routes"] == {"env-image": len(tasks)}
 
 
 @pytest.mark.skipif(not os.environ.get("REPOANCHOR_REPO_CACHE"), reason="set REPOANCHOR_REPO_CACHE to a repo cache")

@@ -113,6 +113,7 @@ def _build_one(family: Family, ctx: BuildContext, out_dir: Path, grader: Grader 
         test_env=config.test_env,
         setup_cmd=config.setup_cmd,
         setup_lock=config.setup_lock,
+        image=config.image,
         test_timeout_s=config.test_timeout_s,
         probe_timeout_s=config.probe_timeout_s,
         scope_ignore=config.scope_ignore,

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
+from repoanchor.evals.suites.extend import in_image
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.files import copy_source_tree
 from repoanchor.perturb.validation.testrun import InfrastructureError, run_tests
@@ -57,8 +58,14 @@ def run_probe(settings, worktree: Path, spec: dict, roots: set[str]) -> dict:
     """Run probe.py with the variant's Python in `worktree`; its findings, or ExtendError.
 
     `settings` (a FamiliesConfig or a ValidatorSpec) gives `python`, `probe_timeout_s` and
-    `test_env` (variables the project needs to import, e.g. a settings module)."""
+    `test_env` (variables the project needs to import, e.g. a settings module); with `image`, the probe
+    runs in a container of that environment image (`in_image`)."""
     worktree = Path(worktree).resolve()
+    if getattr(settings, "image", None):
+        try:
+            return in_image.probe(worktree, spec, roots, settings, PROBE)
+        except in_image.InImageError as exc:
+            raise ExtendError(str(exc)) from exc
     with installed(worktree, settings):
         return _probe(worktree, spec, roots, settings)
 
@@ -148,9 +155,12 @@ def run_project_tests(worktree: Path, cmd: str, settings) -> dict[str, str]:
 
     `settings` (a FamiliesConfig or a ValidatorSpec): `test_env`, `test_timeout_s` and the setup step."""
     try:
-        with installed(Path(worktree), settings):
-            run = run_tests(Path(worktree), cmd, timeout=settings.test_timeout_s, env_extra=settings.test_env)
-    except InfrastructureError as exc:
+        if getattr(settings, "image", None):
+            run = in_image.project_tests(Path(worktree), cmd, settings)
+        else:
+            with installed(Path(worktree), settings):
+                run = run_tests(Path(worktree), cmd, timeout=settings.test_timeout_s, env_extra=settings.test_env)
+    except (InfrastructureError, in_image.InImageError) as exc:
         raise ExtendError(f"tests could not run: {exc}") from exc
     if not run.outcomes:
         raise ExtendError(f"tests ran but reported nothing (exit {run.exit_code}): {run.stderr_tail[-800:]}")

@@ -73,6 +73,9 @@ class FamiliesConfig(_Strict):
     setup_lock: str | None = None
     """A file locked from setup to the end of the run: checkouts sharing one venv must not re-point its
     editable install while another one's tests run (the same lock grading takes)."""
+    image: str | None = None
+    """An environment image (`repoanchor images build`): probes and tests run in a network-less container of
+    it (`extend.in_image`), `python` being the image's interpreter; None runs them on the host."""
     test_timeout_s: float = 900.0
     probe_timeout_s: float = 300.0
     self_check: bool = True
@@ -93,6 +96,9 @@ class ValidatorSpec(_Strict):
     setup_lock: str | None = None
     """A file locked from setup to the end of the run: checkouts sharing one venv must not re-point its
     editable install while another one's tests run (the same lock grading takes)."""
+    image: str | None = None
+    """An environment image (`repoanchor images build`): probes and tests run in a network-less container of
+    it (`extend.in_image`), `python` being the image's interpreter; None runs them on the host."""
     test_timeout_s: float
     probe_timeout_s: float
     scope_ignore: list[str]

@@ -12,6 +12,7 @@ recorded in rejected.jsonl with their reasons.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -151,29 +152,43 @@ def extend_env(env) -> dict:
     if env.venv:
         venv = Path(env.venv)
         lock = str(venv.parent / f"{venv.name}.lock")  # venv_build.locked's file: grading and Extend exclude each other
-    return {"python": env.python, "setup_cmd": setup, "setup_lock": lock}
+    image = env.image if env.route == "env-image" else None  # there, probes and tests run in its containers
+    return {"python": env.python, "setup_cmd": setup, "setup_lock": lock, "image": image}
 
 
-def extend_task_from_truth(repo: Path, truth: dict, scratch: Path, cache_dir: Path | None = None):
-    """The suite's Extend task read back from its ground truth, and the grader its validator uses."""
+def extend_task_from_truth(
+    repo: Path, truth: dict, scratch: Path, cache_dir: Path | None = None, provider: str = "local",
+    private_venv: Path | None = None,
+):  # fmt: skip
+    """The suite's Extend task read back from its ground truth, and the grader its validator uses; `provider`
+    and `private_venv` say where its checks run (`suite_env`), whatever the build used."""
     from repoanchor.evals.suites.extend import ExtendTask
 
     scratch.mkdir(parents=True, exist_ok=True)
     gt_path = scratch / "ground_truth.json"
     gt_path.write_text(json.dumps(truth["extend"]["ground_truth"]))
     task = ExtendTask(**truth["extend"]["task"], repo=str(repo), ground_truth=str(gt_path))
-    env = suite_env(truth, clone(repo, scratch / "env"), cache_dir)
+    env = suite_env(truth, clone(repo, scratch / "env"), cache_dir, provider, private_venv)
     if task.validator is not None:  # the environment as rebuilt here (its venv may live elsewhere than the build's)
-        task = task.model_copy(update={"validator": task.validator.model_copy(update=extend_env(env))})
+        task = task.model_copy(update={"validator": rehomed(task.validator, extend_env(env))})
     return task, grader(truth["row"], env, task.validator.test_timeout_s if task.validator else 1800)
 
 
-def check_extend_task(repo: Path, truth: dict, scratch: Path, cache_dir: Path | None = None) -> list[str]:
+def rehomed(validator, fields: dict):
+    """The validator with another environment's fields; its test command, which names the build's Python,
+    names this one's."""
+    command = validator.test_cmd.replace(shlex.quote(validator.python), shlex.quote(fields["python"]))
+    return validator.model_copy(update={**fields, "test_cmd": command})
+
+
+def check_extend_task(
+    repo: Path, truth: dict, scratch: Path, cache_dir: Path | None = None, provider: str = "local"
+) -> list[str]:
     """From the suite alone: the ground-truth solution passes the family validator; no change fails."""
     from repoanchor.evals.suites.extend import validate_extend
     from repoanchor.evals.suites.extend.base import apply_edit
 
-    task, grade_answer = extend_task_from_truth(repo, truth, scratch, cache_dir)
+    task, grade_answer = extend_task_from_truth(repo, truth, scratch, cache_dir, provider)
     reasons = []
     for case, edit in (("ground truth", truth["extend"]["ground_truth"].get("solution")), ("no change", {})):
         worktree = clone(repo, scratch / case.replace(" ", "-"))
