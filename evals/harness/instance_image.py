@@ -15,9 +15,10 @@ import time
 from typing import Any
 
 from repoanchor.evals.harness import eval_script
+from repoanchor.evals.harness.container_run import one_off_container
 from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.verdict import TestRun, outcomes_from_log, patched_files
-from repoanchor.scaffolds.environments.docker_container import LABEL, TIMEOUT_CODES, connect
+from repoanchor.scaffolds.environments.docker_container import TIMEOUT_CODES
 from repoanchor.scaffolds.records import InfraError
 
 STAGE = "/tmp/repoanchor"
@@ -61,29 +62,20 @@ def run_in_image(row: dict[str, Any], patch: str, env: EnvSpec, timeout: float):
     """Run the tests in a fresh container of `env.image`; returns a grading.TestRun."""
     import docker
 
-    client, started = connect(), time.monotonic()
-    try:
-        client.images.get(env.image)
-    except docker.errors.ImageNotFound as error:
-        raise InfraError("image_missing", f"{env.image} is not in the engine; pull or build it first") from error
-    container = client.containers.run(
-        env.image, ["sleep", "infinity"], detach=True, init=True, network_mode="none", labels=LABEL
-    )
-    try:
-        files = {
-            "candidate.diff": patch,
-            "test.diff": row["test_patch"],
-            "eval.sh": row.get("eval_script") or generated_eval_script(row),
-            "run.sh": run_script(row, patch),
-        }
-        container.put_archive("/tmp", _archive(files))
-        argv = ["timeout", "-k", "5", str(timeout), "bash", "-c", f"exec bash {STAGE}/run.sh 2>&1"]
-        code, output = container.exec_run(argv, stderr=False)
+    started = time.monotonic()
+    files = {
+        "candidate.diff": patch,
+        "test.diff": row["test_patch"],
+        "eval.sh": row.get("eval_script") or generated_eval_script(row),
+        "run.sh": run_script(row, patch),
+    }
+    try:  # as root: a SWE-bench image's /testbed and environment belong to root
+        with one_off_container(env.image) as container:
+            container.put_archive("/tmp", _archive(files))
+            argv = ["timeout", "-k", "5", str(timeout), "bash", "-c", f"exec bash {STAGE}/run.sh 2>&1"]
+            code, output = container.exec_run(argv, stderr=False)
     except docker.errors.DockerException as error:
         raise InfraError("environment_exec", f"{row['instance_id']}: could not run in {env.image}: {error}") from error
-    finally:
-        container.remove(force=True)
-        client.close()
     log = (output or b"").decode("utf-8", "replace")
     if code in (CANDIDATE_FAILED, TEST_PATCH_FAILED):
         status = "patch_apply_failed" if code == CANDIDATE_FAILED else "test_patch_apply_failed"

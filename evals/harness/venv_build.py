@@ -158,3 +158,19 @@ def build_venv(repo: str, version: str, spec: dict[str, Any], checkout: Path, ca
         (venv / "build.log").write_text("\n".join(log))
         (venv / READY).write_text(json.dumps(record, indent=1))
         return venv, record
+
+
+def private_copy(venv: Path, dest: Path) -> Path:
+    """A copy of the cached `venv` at `dest`, for one grade: the candidate's code (its conftest.py, its install)
+    runs with write access to the venv it is given, and must not change what a later grade runs. Copied under
+    the venv's lock (no install half-done); the scripts in bin/ that name the venv's path name the copy's."""
+    venv, dest = Path(venv), Path(dest)
+    with locked(venv):
+        shutil.copytree(venv, dest, symlinks=True)
+    old, new = str(venv).encode(), str(dest).encode()
+    for script in (dest / "bin").iterdir():
+        if script.is_file() and not script.is_symlink():
+            content = script.read_bytes()
+            if old in content:
+                script.write_bytes(content.replace(old, new))
+    return dest

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -371,3 +373,21 @@ def test_a_candidates_conftest_sees_no_key_and_reaches_no_one(provider, fixture,
     assert key not in result.log
     assert "OPENAI_API_KEY" not in result.log
     assert grading.grade(row, result.outcomes, result.status).resolved, result.log[-3000:]
+
+
+def test_a_grade_gets_its_own_copy_of_the_venv_whatever_the_candidate_writes_there(tmp_path):
+    """A candidate's code may write into the venv it runs in (a .pth file runs at every start of Python): in its
+    private copy (`suite_env(private_venv=...)`, as every grade gets), the cached venv stays as it was."""
+
+    cached = tmp_path / "cache" / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(cached)], check=True)
+    (cached / "bin" / "tool").write_text(f"#!{cached}/bin/python\nprint('tool')\n")
+    copy = venv_build.private_copy(cached, tmp_path / "grade" / "venv")
+    poison = "import site, sys; open(site.getsitepackages()[0] + '/poison.pth', 'w').write('import os\\n')"
+    poison += "; print(sys.prefix)"
+    prefix = subprocess.run([copy / "bin" / "python", "-c", poison], capture_output=True, text=True, check=True)
+    assert prefix.stdout.strip() == str(copy)  # the copy is a venv of its own, not a link to the cached one
+    assert list(copy.glob("lib/python*/site-packages/poison.pth"))
+    assert not list(cached.glob("lib/python*/site-packages/poison.pth"))
+    assert (copy / "bin" / "tool").read_text().startswith(f"#!{copy}/bin/python\n")
+    assert (cached / "bin" / "tool").read_text().startswith(f"#!{cached}/bin/python\n")
