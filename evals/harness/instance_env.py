@@ -97,12 +97,18 @@ def prepare(
     repo_cache: Path | None = None,
     cache_dir: Path | None = None,
     image: str | None = None,
+    own_trees: bool = False,
 ) -> EnvSpec:
     """Make `row`'s environment: for `local`, clone into `workdir` and build/reuse the venv; for `image`, clone
-    into `workdir` too when the image is an environment image (its tree is copied in for each run)."""
+    into `workdir` too when the image is an environment image (its tree is copied in for each run).
+
+    `own_trees`: the tests will run on trees of ours (a suite's variants), so a SWE-bench instance image named
+    by the row, whose /testbed holds the original, cannot serve: the environment image of (repo, version) does."""
     if provider not in ("local", "image"):
         raise ValueError(f"unknown environment provider {provider!r}; expected 'local' or 'image'")
     named = image or row.get("image")
+    if own_trees and named and not container_run.is_env_image(named):
+        named = None
     if provider == "image" and named and not container_run.is_env_image(named):
         return image_env(row, named)
     checkout(source_repo(row, repo, repo_cache), row["base_commit"], workdir)

@@ -23,10 +23,10 @@ from pathlib import Path
 from repoanchor.evals.harness.container_run import choose_provider
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.grading import grade, run_tests
+from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.run_matrix import GRADE, RESULT, UNITS, read_result, write_json_atomic
 from repoanchor.evals.runs.run_one import warn_once
-from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR
 
 SCRATCH = ".grading"
 

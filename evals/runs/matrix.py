@@ -27,10 +27,10 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from repoanchor.evals.runs.run_one import ALIASES, RunOptions
 from repoanchor.evals.harness.suite_format import as_task, read_suite_tasks
 from repoanchor.evals.harness.task_load import load_task
 from repoanchor.evals.harness.tasks import Task, TaskError
+from repoanchor.evals.runs.run_one import ALIASES, RunOptions
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig
 from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.records import Limits

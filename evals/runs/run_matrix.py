@@ -27,8 +27,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from repoanchor.evals.runs.executors import Executor
 from repoanchor.evals.harness.failpoints import failpoint
+from repoanchor.evals.runs.executors import Executor
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.matrix_display import Display
 from repoanchor.perturb.atomic import write_atomic

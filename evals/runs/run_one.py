@@ -23,8 +23,7 @@ from repoanchor.evals.harness.eval_script import IMAGE_REPO_DIR
 from repoanchor.evals.harness.tasks import Task, TaskError
 from repoanchor.scaffolds.environments.docker_container import BASE_IMAGE
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_environment
-from repoanchor.scaffolds.models.model import ModelConfig
-from repoanchor.scaffolds.models.model import redact
+from repoanchor.scaffolds.models.model import ModelConfig, redact
 from repoanchor.scaffolds.records import InfraError, Limits, RunRecord
 from repoanchor.scaffolds.registry import SCAFFOLDS
 

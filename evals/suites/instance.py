@@ -93,7 +93,9 @@ def prepare(work: Work, provider: str, repo_cache: Path | None, cache_dir: Path 
     """Clone the original at base_commit (with its test environment) and a second copy with the gold patch."""
     work.root.mkdir(parents=True)
     checkout = work.root / "checkout"
-    work.env = instance_env.prepare(work.row, provider, checkout, repo_cache=repo_cache, cache_dir=cache_dir)
+    work.env = instance_env.prepare(
+        work.row, provider, checkout, repo_cache=repo_cache, cache_dir=cache_dir, own_trees=True
+    )
     work.python_version = work.env.python_version or interpreter_version(work.env.python or sys.executable)
     # Building the venv may run an install in `checkout`, leaving ignored files (egg-info, a generated
     # _version.py) that apply_tree would copy into the variant: perturb a clone of tracked files only.

@@ -238,11 +238,14 @@ def test_an_extend_suite_builds_in_the_environment_image_with_the_local_builds_v
     tmp_path_factory, fixture_env_image, tmp_path
 ):
     """The Perturb variant's tests and imports, and every family's probes, baseline tests and self-checks, run in
-    containers of the instance's environment image: the same tasks, trees and answers as the local build."""
+    containers of the instance's environment image: the same tasks, trees and answers as the local build. The row
+    names a published SWE-bench image, as real rows do: its /testbed holds the original, so it is not used."""
     local = built_suite("extend", tmp_path_factory)
     cache, _ = fixture_dataset(tmp_path_factory)
     out = tmp_path / "suite"
-    dataset = local.parent / "extend.jsonl"
+    row = json.loads((local.parent / "extend.jsonl").read_text())
+    dataset = tmp_path / "extend.jsonl"
+    dataset.write_text(json.dumps({**row, "image": "swebench/sweb.eval.x86_64.fixture_1776_ledger-2:latest"}) + "\n")
     build_suite(dataset, "extend", out, provider="image", repo_cache=cache, seed=0, workers=2, progress=False)
     assert rows(out / "rejected.jsonl") == []
     tasks = rows(out / "tasks.jsonl")
