@@ -75,6 +75,9 @@ class RunRecord(BaseModel):
     """Path of the normalised trajectory (repoanchor.trajectory/1), relative to the run folder."""
     raw: list[str] = []
     """Paths of the scaffold's own files (mini-swe-agent traj.json, OpenCode events and export)."""
+    relay_refusals: list[dict] = []
+    """Requests the model relay refused (method, path, status, reason): another endpoint, model or key, or a
+    body over the cap: what the agent's commands tried through the scaffold's own connection."""
 
     def save(self, folder: Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)

@@ -1,10 +1,12 @@
-"""A loopback model relay: the agent's scaffold gets a dummy key, the relay adds the real one.
+"""A loopback model relay: the agent's scaffold gets a per-run token, the relay adds the real key.
 
 OpenCode's bash tool inherits OpenCode's environment, so any key given to OpenCode is readable by the
-agent's commands. Instead OpenCode talks to `ModelRelay` on 127.0.0.1 (or a unix socket, for a container
-with no network), and the relay forwards each request to the upstream OpenAI-compatible base URL with
+agent's commands. Instead OpenCode talks to `ModelRelay` on 127.0.0.1 (or only a unix socket, for a container
+with no network), and the relay forwards each request that its gate (`relay_gate`: the run's random token,
+the chat endpoint, the run's model, a body cap) lets through to the upstream OpenAI-compatible base URL with
 `Authorization: Bearer <key>` read from a host environment variable, streaming the answer back chunk by
-chunk (server-sent events pass through as they arrive). The key is never logged or stored.
+chunk (server-sent events pass through as they arrive). The key is never logged or stored; refusals are
+kept in `refusals` for the run record.
 
 The relay also observes every call (status, refused connection, timeout), so an adapter can stop a
 scaffold that keeps retrying a failing server and classify the infrastructure error.
@@ -24,6 +26,7 @@ from urllib.parse import urlsplit
 
 from repoanchor.scaffolds.models.loopback import loopback_http, serve, shut
 from repoanchor.scaffolds.models.model import model_ending, redact
+from repoanchor.scaffolds.models.relay_gate import MAX_BODY, Gate, Refusal
 from repoanchor.scaffolds.records import InfraError
 
 # Hop-by-hop headers and the ones the relay sets itself; everything else passes through unchanged.
@@ -53,8 +56,15 @@ def classify(status: int) -> str | None:
     return "model_bad_request"
 
 
+SOCKET_USER = 1000
+"""The container's agent user, the one process that must reach the socket."""
+
+
 class ModelRelay:
-    """Forwards `base_url` (127.0.0.1, and optionally `unix_socket`) to `upstream` with the real key."""
+    """Forwards `base_url` (127.0.0.1), or only `unix_socket` when given, to `upstream` with the real key.
+
+    `model`: the model id requests must name (None: any); `token`: what the scaffold must send as its key
+    (random by default, see `token`)."""
 
     def __init__(
         self,
@@ -63,6 +73,9 @@ class ModelRelay:
         key_env: str | None = "OPENAI_API_KEY",
         timeout: float = 120.0,
         unix_socket: str | Path | None = None,
+        model: str | None = None,
+        token: str | None = None,
+        max_body: int = MAX_BODY,
     ) -> None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -78,18 +91,30 @@ class ModelRelay:
         self.ending: tuple[str, str] | None = None
         """(ending, message) of the first call the model refused for what it held (context window...)."""
         self._lock = threading.Lock()
+        self.gate = Gate(self.prefix, model, **({"token": token} if token else {}), max_body=max_body)
         handler = _handler_for(self)
-        self._servers: list[socketserver.BaseServer] = [loopback_http(handler)]
         self.unix_socket = str(unix_socket) if unix_socket else None
+        # Where a socket serves, no TCP port is open: any local process could otherwise knock on it.
+        self._servers: list[socketserver.BaseServer] = [] if self.unix_socket else [loopback_http(handler)]
         if self.unix_socket:
             Path(self.unix_socket).unlink(missing_ok=True)  # left by a run that was killed
-            unix = socketserver.ThreadingUnixStreamServer(self.unix_socket, handler)
-            Path(self.unix_socket).chmod(0o666)  # the container's non-root user connects to it
-            self._servers.append(unix)
+            self._servers.append(socketserver.ThreadingUnixStreamServer(self.unix_socket, handler))
+            _restrict(Path(self.unix_socket))
         self._threads = serve(self._servers, "model-relay")
 
     @property
+    def token(self) -> str:
+        """The key the scaffold sends: random per relay, useless anywhere else."""
+        return self.gate.token
+
+    @property
+    def refusals(self) -> list[Refusal]:
+        return list(self.gate.refusals)
+
+    @property
     def port(self) -> int:
+        if self.unix_socket:
+            raise ValueError("this relay serves its unix socket only")
         return self._servers[0].server_address[1]
 
     @property
@@ -139,6 +164,14 @@ class ModelRelay:
         self.close()
 
 
+def _restrict(socket_path: Path) -> None:
+    """The socket for the container's agent user alone where we may give it away (as root, or being that
+    user); otherwise any local user may connect, and only the token keeps them out."""
+    if os.geteuid() == 0:
+        os.chown(socket_path, SOCKET_USER, SOCKET_USER)
+    socket_path.chmod(0o600 if os.geteuid() in (0, SOCKET_USER) else 0o666)
+
+
 def _handler_for(relay: ModelRelay) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -149,13 +182,15 @@ def _handler_for(relay: ModelRelay) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             self.forward()
 
-        def do_POST(self) -> None:
-            self.forward()
+        do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
 
-        def read_body(self) -> bytes:
+        def read_body(self) -> bytes | None:
+            """The body, or None once it grows past the gate's cap (the rest is not read)."""
             if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
                 body = b""
                 while size := int(self.rfile.readline().split(b";")[0], 16):
+                    if len(body) + size > relay.gate.max_body:
+                        return None
                     body += self.rfile.read(size)
                     self.rfile.readline()
                 self.rfile.readline()
@@ -163,7 +198,20 @@ def _handler_for(relay: ModelRelay) -> type[BaseHTTPRequestHandler]:
             return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
         def forward(self) -> None:
+            declared = self.headers.get("Content-Length")
+            length = int(declared) if declared and declared.isdigit() else None
+            refusal = relay.gate.check_request(self.command, self.path, self.headers, length)
+            if refusal is not None:
+                self.refuse(refusal)
+                return
             body = self.read_body() if self.command == "POST" else None
+            if body is None and self.command == "POST":  # chunked, and past the cap
+                self.refuse(relay.gate.oversized(self.command, self.path))
+                return
+            refusal = relay.gate.check_body(self.command, self.path, body or b"")
+            if refusal is not None:
+                self.refuse(refusal)
+                return
             # The relay serves the upstream's own path (/v1/...), so the request path passes through unchanged.
             url = f"{relay.origin}{self.path}"
             connection = relay.connect()
@@ -227,6 +275,20 @@ def _handler_for(relay: ModelRelay) -> type[BaseHTTPRequestHandler]:
             if error is None and kind:
                 error = InfraError(kind, f"{url} answered HTTP {status}: {text}")
             relay.observe(self.path, status, error)
+
+        def refuse(self, refusal: Refusal) -> None:
+            """The relay's own answer; the connection is closed (an unread body must not be taken for a request)."""
+            self.close_connection = True
+            data = json.dumps({"error": {"message": f"relay: {refusal.reason}", "type": "relay_refused"}}).encode()
+            try:
+                self.send_response(refusal.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:
+                pass
 
         def fail(self, status: int, error: InfraError) -> None:
             relay.observe(self.path, None, error)

@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from repoanchor.scaffolds.environments.docker_container import container_environment
@@ -108,13 +108,19 @@ class OpenCode:
         try:
             try:
                 socket = relay_socket(env.container) if env.name == "docker" else None
-                relay = ModelRelay(_upstream(model), key_env=self.key_env, timeout=model.timeout, unix_socket=socket)
+                relay = ModelRelay(
+                    _upstream(model), key_env=self.key_env, timeout=model.timeout, unix_socket=socket,
+                    model=model_id(model),
+                )  # fmt: skip
                 with relay:
-                    process = self._launch(env, model, limits, relay, prompt, out, scratch)
                     try:
-                        self._watch(process, relay, limits, model, progress, out, started)
+                        process = self._launch(env, model, limits, relay, prompt, out, scratch)
+                        try:
+                            self._watch(process, relay, limits, model, progress, out, started)
+                        finally:
+                            process.kill()  # also whatever the agent left running in the background
                     finally:
-                        process.kill()  # also whatever the agent left running in the background
+                        record.relay_refusals = [asdict(refusal) for refusal in relay.refusals]
             except InfraError as error:
                 progress.infra = progress.infra or error
             return self._finish(record, env, model, out, process, progress, started)
@@ -126,13 +132,13 @@ class OpenCode:
         args += ["--dir", env.workdir, "--title", f"repoanchor {out.name}"]
         if env.name == "docker":
             base_url = f"http://127.0.0.1:{FORWARD_PORT}{relay.prefix}"
-            extra = variables(model, limits, base_url, HOME) | {"HOME": HOME, "TMPDIR": f"{HOME}/tmp"}
+            extra = variables(model, limits, base_url, HOME, relay.token) | {"HOME": HOME, "TMPDIR": f"{HOME}/tmp"}
             extra["PATH"] = f"{IN_CONTAINER}/bin:{env.env['PATH']}"
             return ContainerProcess(env, args, container_environment({**env.env, **extra}), prompt, out / STDERR_FILE)
         binary, rg = find_opencode(), find_rg()
         home = scratch / "home"
         seed_home(home)
-        process_env = local_environment(model, limits, relay.base_url, home, rg)
+        process_env = local_environment(model, limits, relay.base_url, home, rg, relay.token)
         return LocalProcess([str(binary), *args], process_env, env.workdir, prompt, out / STDERR_FILE)
 
     def _watch(self, process, relay: ModelRelay, limits: Limits, model, progress: Progress, out, started) -> None:

@@ -3,7 +3,7 @@
 Everything here follows `reference/scaffolds-offline.md` (OpenCode 1.18.33, sections B.4-B.6): a private
 HOME/XDG/TMPDIR per run, a pre-seeded plugin folder (else OpenCode runs `npm install @opencode-ai/plugin`),
 `rg` on PATH (else glob/grep try to download it), the network switches off, and a custom
-`@ai-sdk/openai-compatible` provider pointing at the model relay with a dummy key.
+`@ai-sdk/openai-compatible` provider pointing at the model relay with the relay's per-run token as its key.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ OPENCODE_VERSION = "1.18.33"
 REPO_ROOT = Path(__file__).resolve().parents[2]  # an editable install: scaffolds/opencode/ sits in the checkout
 LOCAL_BINARY = REPO_ROOT / ".tools/opencode/node_modules/opencode-linux-x64/bin/opencode"
 PROVIDER = "repoanchor"
-DUMMY_KEY = "repoanchor-relay"
-"""What OpenCode sends; the relay replaces it, so the agent's commands never see a real key."""
 CONTEXT_TOKENS, OUTPUT_TOKENS = 128000, 8192
 
 OFFLINE = {
@@ -79,8 +77,9 @@ def model_id(model: ModelConfig) -> str:
     return model.model.removeprefix("openai/")
 
 
-def config(model: ModelConfig, base_url: str) -> dict:
-    """OPENCODE_CONFIG_CONTENT: one custom provider at `base_url` (the relay), nothing else enabled."""
+def config(model: ModelConfig, base_url: str, key: str) -> dict:
+    """OPENCODE_CONFIG_CONTENT: one custom provider at `base_url` (the relay), nothing else enabled; `key` is the
+    relay's token (the agent's commands can read it; it opens only that relay, for that model, for this run)."""
     name = model_id(model)
     entry: dict = {
         "name": name,
@@ -93,7 +92,7 @@ def config(model: ModelConfig, base_url: str) -> dict:
     provider = {
         "npm": "@ai-sdk/openai-compatible",  # bundled in the binary: nothing is downloaded
         "name": "repoanchor relay",
-        "options": {"baseURL": base_url, "apiKey": DUMMY_KEY},
+        "options": {"baseURL": base_url, "apiKey": key},
         "models": {name: entry},
     }
     return {
@@ -111,7 +110,7 @@ def config(model: ModelConfig, base_url: str) -> dict:
     }
 
 
-def variables(model: ModelConfig, limits: Limits, base_url: str, home: str) -> dict[str, str]:
+def variables(model: ModelConfig, limits: Limits, base_url: str, home: str, key: str) -> dict[str, str]:
     """The OpenCode-specific part of the process environment (`home` as OpenCode sees it)."""
     found = {
         **OFFLINE,
@@ -119,7 +118,7 @@ def variables(model: ModelConfig, limits: Limits, base_url: str, home: str) -> d
         "XDG_DATA_HOME": f"{home}/.local/share",
         "XDG_CACHE_HOME": f"{home}/.cache",
         "XDG_STATE_HOME": f"{home}/.local/state",
-        "OPENCODE_CONFIG_CONTENT": json.dumps(config(model, base_url)),
+        "OPENCODE_CONFIG_CONTENT": json.dumps(config(model, base_url, key)),
     }
     if limits.command_timeout:  # 0 means no limit: OpenCode's own default (2 minutes) then applies
         found["OPENCODE_EXPERIMENTAL_BASH_DEFAULT_TIMEOUT_MS"] = str(int(limits.command_timeout * 1000))
@@ -138,9 +137,11 @@ def seed_home(home: Path) -> None:
         (home / relative).write_text(text, encoding="utf-8")
 
 
-def local_environment(model: ModelConfig, limits: Limits, base_url: str, home: Path, rg: Path) -> dict[str, str]:
+def local_environment(
+    model: ModelConfig, limits: Limits, base_url: str, home: Path, rg: Path, key: str
+) -> dict[str, str]:
     """OpenCode's environment on the host; its bash tool passes it on to the agent's commands, so it
     goes through the same allow-list (and secret-name check) as every agent command."""
-    env = command_environment(home, variables(model, limits, base_url, str(home)))
+    env = command_environment(home, variables(model, limits, base_url, str(home), key))
     env["PATH"] = os.pathsep.join([str(rg.parent), env.get("PATH") or os.defpath])
     return env

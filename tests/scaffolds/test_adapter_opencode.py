@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import socket
 import time
 import uuid
@@ -19,7 +20,7 @@ from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_e
 from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 from repoanchor.scaffolds.opencode.adapter import EVENTS_FILE, EXPORT_FILE, STDERR_FILE, OpenCode
-from repoanchor.scaffolds.opencode.setup import DUMMY_KEY, find_opencode
+from repoanchor.scaffolds.opencode.setup import find_opencode
 from repoanchor.scaffolds.records import InfraError, Limits, RunRecord
 from repoanchor.scaffolds.registry import SCAFFOLDS
 from repoanchor.scaffolds.trajectories import trajectory
@@ -64,12 +65,35 @@ def secret_probe(key: str) -> str:
     return f'env; grep -rlF "$(printf %s {key[:half]} {key[half:]})" "$HOME"; echo "grep-exit=$?"'
 
 
+RELAY_PROBE = r"""
+import http.client, json, os, urllib.parse
+options = json.loads(os.environ["OPENCODE_CONFIG_CONTENT"])["provider"]["repoanchor"]["options"]
+base, token = urllib.parse.urlsplit(options["baseURL"]), options["apiKey"]
+def hit(path, key, model="scripted", length=None):
+    body = json.dumps({"model": model, "messages": []})
+    connection = http.client.HTTPConnection(base.hostname, base.port, timeout=10)
+    headers = {"Authorization": "Bearer " + key, "Content-Type": "application/json"}
+    if length:
+        headers["Content-Length"] = str(length)
+    try:
+        connection.request("POST", base.path + path, body, headers)
+        return connection.getresponse().status
+    except OSError as error:
+        return type(error).__name__
+print("relay-probe", hit("/chat/completions", "repoanchor-relay"), hit("/chat/completions", token, "gpt-pricey"),
+      hit("/embeddings", token), hit("/chat/completions", token, length=50 * 1024 * 1024))
+"""
+"""What an agent might try with the relay its scaffold talks to: the old constant key, a pricier model, another
+endpoint, a 50 MB body."""
+
+
 def fixing_replies(workdir: str, key: str) -> list[Reply]:
     calc = f"{workdir}/calc.py"
+    probe = f"{secret_probe(key)}; python3 -c {shlex.quote(RELAY_PROBE)}"
     return [
         Reply("Reading the code.", [call(1, "read", filePath=calc)]),
         Reply("", [call(2, "edit", filePath=calc, oldString="return a - b", newString="return a + b")]),
-        Reply("", [call(3, "bash", command=secret_probe(key), description="look around")]),
+        Reply("", [call(3, "bash", command=probe, description="look around")]),
         Reply("", [call(4, "grep", pattern="def add")]),  # needs rg on PATH (else OpenCode tries to download it)
         Reply("Fixed: add() returns the sum."),
     ]
@@ -135,7 +159,10 @@ def test_fixes_the_bug_end_to_end_without_exposing_the_key(api_key, repo, tmp_pa
     # OpenCode's home, not in any file of the run; and that home is gone afterwards.
     shown = saved.actions[2].output_excerpt
     assert "grep-exit=1" in shown
-    assert DUMMY_KEY in shown
+    token = re.search(r'"apiKey": "([^"]+)"', shown).group(1)  # OpenCode holds the relay's token, not a key
+    assert len(token) >= 32
+    assert "relay-probe 401 403 404 413" in shown
+    assert [refusal["status"] for refusal in record.relay_refusals] == [401, 403, 404, 413]
     assert "OPENCODE_DISABLE_MODELS_FETCH=1" in shown
     assert api_key not in shown
     assert "MY_SERVICE_TOKEN" not in shown

@@ -1,9 +1,11 @@
-"""The model relay with real sockets: streaming passthrough, key replacement, failure observation."""
+"""The model relay with real sockets: streaming passthrough, key replacement, failure observation, and its gate
+(the run's token, the chat endpoint, the run's model, the body cap)."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
 import threading
 import time
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.scaffolds.models.relay import ModelRelay, classify
+from repoanchor.scaffolds.models.relay import SOCKET_USER, ModelRelay, classify
 from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 
 BODY = json.dumps({"model": "scripted", "messages": [{"role": "user", "content": "hi"}]})
@@ -26,10 +28,14 @@ def api_key(monkeypatch) -> str:
     return key
 
 
-def post(relay: ModelRelay, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+def post(
+    relay: ModelRelay, headers: dict[str, str] | None = None, body: str = BODY, path: str = "/chat/completions"
+) -> tuple[int, bytes]:
+    """POST with the relay's token (unless `headers` give an Authorization of their own)."""
     connection = http.client.HTTPConnection("127.0.0.1", relay.port, timeout=10)
     try:
-        connection.request("POST", f"{relay.prefix}/chat/completions", BODY, headers or {})
+        sent = {"Authorization": f"Bearer {relay.token}", **(headers or {})}
+        connection.request("POST", f"{relay.prefix}{path}", body, sent)
         response = connection.getresponse()
         return response.status, response.read()
     finally:
@@ -83,7 +89,7 @@ def test_server_sent_events_pass_through_chunk_by_chunk(api_key):
     try:
         with ModelRelay(upstream.base_url) as relay:
             connection = http.client.HTTPConnection("127.0.0.1", relay.port, timeout=10)
-            connection.request("POST", "/v1/chat/completions", BODY)
+            connection.request("POST", "/v1/chat/completions", BODY, {"Authorization": f"Bearer {relay.token}"})
             response = connection.getresponse()
             # The upstream holds the rest back until the first event has come through the relay.
             first = response.readline() + response.readline()
@@ -100,9 +106,9 @@ def test_server_sent_events_pass_through_chunk_by_chunk(api_key):
     assert response.getheader("Content-Type") == "text/event-stream"
 
 
-def test_the_dummy_key_is_replaced_by_the_hosts_key(api_key):
+def test_the_runs_token_is_replaced_by_the_hosts_key(api_key):
     with ScriptedServer(["hello"]) as server, ModelRelay(server.base_url) as relay:
-        status, body = post(relay, {"Authorization": "Bearer dummy", "X-Api-Key": "dummy"})
+        status, body = post(relay, {"X-Api-Key": relay.token})
         assert status == 200
         assert json.loads(body)["choices"][0]["message"]["content"] == "hello"
         headers = server.requests[0].headers
@@ -115,7 +121,7 @@ def test_the_dummy_key_is_replaced_by_the_hosts_key(api_key):
 def test_no_key_in_the_environment_sends_no_authorization(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with ScriptedServer(["hello"]) as server, ModelRelay(server.base_url) as relay:
-        assert post(relay, {"Authorization": "Bearer dummy"})[0] == 200
+        assert post(relay)[0] == 200
     assert "authorization" not in server.requests[0].headers
 
 
@@ -165,12 +171,18 @@ def test_a_server_that_hangs_times_out():
 def test_the_unix_socket_serves_the_same_relay(api_key, tmp_path: Path):
     path = tmp_path / "relay.sock"
     with ScriptedServer(["over the socket"]) as server, ModelRelay(server.base_url, unix_socket=path) as relay:
-        assert path.stat().st_mode & 0o777 == 0o666
+        # For the container's agent user alone where we may give the socket away; else the token guards it.
+        if os.geteuid() == 0:
+            assert (path.stat().st_uid, path.stat().st_mode & 0o777) == (SOCKET_USER, 0o600)
+        else:
+            assert path.stat().st_mode & 0o777 in (0o600, 0o666)
+        with pytest.raises(ValueError, match="unix socket only"):
+            _ = relay.port  # no TCP listener beside the socket
         with socket.socket(socket.AF_UNIX) as sock:
             sock.connect(str(path))
             request = (
                 f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-                f"Content-Length: {len(BODY)}\r\n\r\n{BODY}"
+                f"Authorization: Bearer {relay.token}\r\nContent-Length: {len(BODY)}\r\n\r\n{BODY}"
             )
             sock.sendall(request.encode())
             answer = b""
@@ -188,3 +200,52 @@ def test_status_classes():
     assert classify(404) == "model_bad_request"
     assert classify(429) == "model_server_error"
     assert classify(502) == "model_server_error"
+
+
+def request(relay: ModelRelay, method: str, path: str, body: bytes = b"", headers: dict | None = None) -> int:
+    connection = http.client.HTTPConnection("127.0.0.1", relay.port, timeout=10)
+    try:
+        connection.putrequest(method, path)
+        for name, value in (headers or {}).items():
+            connection.putheader(name, value)
+        connection.endheaders()
+        if body:
+            connection.send(body)
+        return connection.getresponse().status
+    except (BrokenPipeError, ConnectionResetError):  # refused before the body was all sent
+        return -1
+    finally:
+        connection.close()
+
+
+def test_the_gate_refuses_every_other_key_endpoint_model_and_oversized_body(api_key):
+    """What an agent might try through the scaffold's connection: the old constant key, another model, another
+    endpoint, a 50 MB body. Each is refused and kept; none reaches the upstream, nor does the key leave."""
+    with ScriptedServer(["hello"] * 3) as server, ModelRelay(server.base_url, model="scripted") as relay:
+        token = {"Authorization": f"Bearer {relay.token}"}
+        pricey = json.dumps({"model": "gpt-pricey", "messages": []})
+        assert post(relay, {"Authorization": "Bearer repoanchor-relay"})[0] == 401
+        assert post(relay, {"Authorization": "Bearer "})[0] == 401
+        assert post(relay, body=pricey)[0] == 403
+        assert post(relay, path="/embeddings")[0] == 404
+        assert request(relay, "GET", "/v1/models", headers=token) == 404  # not asked for
+        assert request(relay, "DELETE", "/v1/chat/completions", headers=token) == 404
+        huge = {**token, "Content-Length": str(50 * 1024 * 1024)}
+        assert request(relay, "POST", "/v1/chat/completions", b"{" * 65536, huge) in (413, -1)
+        assert post(relay, body="not json")[0] == 400
+        assert post(relay)[0] == 200  # the run's own request still passes
+        refusals = relay.refusals
+    assert [r.status for r in refusals] == [401, 401, 403, 404, 404, 404, 413, 400]
+    assert "gpt-pricey" in refusals[2].reason
+    assert len(server.requests) == 1  # only the allowed one reached the upstream
+    assert api_key not in repr(refusals)
+
+
+def test_a_chunked_body_over_the_cap_is_refused_without_reading_it_all(api_key):
+    with ScriptedServer(["hello"]) as server, ModelRelay(server.base_url, max_body=1024) as relay:
+        chunk = b"x" * 700
+        body = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(4)) + b"0\r\n\r\n"
+        headers = {"Authorization": f"Bearer {relay.token}", "Transfer-Encoding": "chunked"}
+        assert request(relay, "POST", "/v1/chat/completions", body, headers) in (413, -1)
+        assert [r.status for r in relay.refusals] == [413]
+    assert server.requests == []
