@@ -13,6 +13,7 @@ import copy
 import json
 import math
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -111,12 +112,36 @@ def prepare_imports(max_retries: int) -> None:
     if "minisweagent" not in sys.modules:
         # mini creates this folder and loads a .env from it at import: never the user's ~/.config.
         # One fixed, empty folder per user (not one per process, which would pile up in /tmp).
-        config_dir = Path(tempfile.gettempdir()) / f"repoanchor-mswea-{os.getuid()}"
-        config_dir.mkdir(mode=0o700, exist_ok=True)
+        config_dir = private_folder(Path(tempfile.gettempdir()) / f"repoanchor-mswea-{os.getuid()}")
         os.environ["MSWEA_GLOBAL_CONFIG_DIR"] = str(config_dir)
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # else litellm fetches prices from the internet
     # Read by mini at every query; its retries (4-60 s backoff) are the only ones, see _model_kwargs.
     os.environ["MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT"] = str(max_retries + 1)
+
+
+def private_folder(path: Path) -> Path:
+    """`path` as a folder only this user can use, made 0700 if absent. An existing one is used only if it is a
+    real folder (no symlink), ours, and closed to everyone else: whoever could write there could leave a `.env`
+    that mini-swe-agent loads (a base URL of their own, to receive the key)."""
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(path)
+    problems = []
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        problems.append("is not a folder (a symlink or a file)")
+    elif info.st_uid != os.getuid():
+        problems.append(f"belongs to uid {info.st_uid}, not to us ({os.getuid()})")
+    elif info.st_mode & 0o077:
+        problems.append(f"is open to others (mode {stat.S_IMODE(info.st_mode):o}, not 700)")
+    if problems:
+        raise InfraError(
+            "environment_setup",
+            f"refusing mini-swe-agent's config folder {path}: it {problems[0]}; someone else may have made it. "
+            "Remove it (or set TMPDIR to a folder of your own) and run again",
+        )
+    return path
 
 
 def _model_kwargs(model: ModelConfig) -> dict[str, Any]:

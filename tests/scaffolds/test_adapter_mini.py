@@ -4,8 +4,11 @@ against the scripted server on 127.0.0.1, and our real environments. Nothing of 
 from __future__ import annotations
 
 import json
+import os
 import socket
+import stat
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -15,7 +18,7 @@ import pytest
 from repoanchor import prompts
 from repoanchor.scaffolds.environments.local import LocalCheckout
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_environment
-from repoanchor.scaffolds.mini.adapter import MiniSweAgent
+from repoanchor.scaffolds.mini.adapter import MiniSweAgent, private_folder
 from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 from repoanchor.scaffolds.records import Limits, RunRecord
@@ -263,3 +266,46 @@ def test_a_refused_request_is_the_agents_ending_and_its_patch_is_kept(api_key, r
     assert (record.exit_status, record.infra_error) == (ending, None)
     assert "+    return a + b" in record.patch  # the partial work is graded, as any ending's
     assert "400" in record.exit_message
+
+
+def _symlinked(folder: Path) -> None:
+    (folder.parent / "elsewhere").mkdir()
+    folder.symlink_to(folder.parent / "elsewhere")
+
+
+def _open_to_all(folder: Path) -> None:
+    folder.mkdir()
+    folder.chmod(0o777)
+
+
+def _foreign(folder: Path) -> None:
+    folder.mkdir(mode=0o700)
+    os.chown(folder, 4242, 4242)
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [(_symlinked, "is not a folder"), (_open_to_all, "open to others"), (_foreign, "belongs to uid 4242")],
+)
+def test_a_config_folder_someone_else_could_have_made_is_refused(make, said, tmp_path):
+    """mini-swe-agent loads a .env from its config folder at import: one we did not make ourselves, closed to
+    everyone else, could hand it a base URL of someone else's. The run refuses, naming the folder and why."""
+    if make is _foreign and os.geteuid() != 0:
+        pytest.skip("making a folder of another user needs root")
+    folder = tmp_path / f"repoanchor-mswea-{os.getuid()}"
+    make(folder)
+    # A fresh interpreter: mini reads the folder at its first import, which this process has long done.
+    probe = "from repoanchor.scaffolds.mini.adapter import prepare_imports; prepare_imports(0)"
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True, text=True
+    )
+    assert proc.returncode != 0
+    assert "refusing mini-swe-agent's config folder" in proc.stderr
+    assert str(folder) in proc.stderr
+    assert said in proc.stderr
+
+
+def test_the_config_folder_is_made_private_and_reused(tmp_path):
+    folder = private_folder(tmp_path / "config")
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert private_folder(folder) == folder  # ours and closed: used again
