@@ -94,6 +94,20 @@ def summarize(outcomes: list[Outcome]) -> dict:
     return dict(sorted(summary.items()))
 
 
+def nothing_rewritten(outcomes: list[Outcome]) -> str | None:
+    """Why no site was rewritten (a variant equal to its original), or None when some pass applied."""
+    if any(isinstance(outcome, Applied) and outcome.sites for outcome in outcomes):
+        return None
+    if not outcomes:
+        return "no transform reached any file"
+    parts = []
+    for transform, entry in summarize(outcomes).items():
+        reasons = [f"{reason} ({count})" for reason, count in entry["skipped"].items()]
+        reasons += [f"failed ({entry['failed']})"] if entry["failed"] else []
+        parts.append(f"{transform}: {', '.join(reasons) or 'no site'}")
+    return "no site was rewritten: " + "; ".join(parts)
+
+
 def _reason_class(reason: str) -> str:
     """Group reasons by their stable prefix (text before the first colon)."""
     return reason.split(":", 1)[0]

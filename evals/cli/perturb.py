@@ -63,9 +63,13 @@ def apply(
         typer.Option(help="Tree-transform option ID.KEY=VALUE, e.g. proxy-imports.depth=6; repeatable."),
     ] = None,
 ):
-    """Write a transformed copy of SRC to OUT and its metadata beside it."""
+    """Write a transformed copy of SRC to OUT and its metadata beside it.
+
+    Exit codes: 0 the variant is written and some site was rewritten; 1 written, but a pass failed on some file
+    (rolled back there; each failure is listed); 2 bad input, nothing written; 3 written, but no site was
+    rewritten anywhere (OUT equals SRC; the skip reasons are listed)."""
     from repoanchor.perturb.metadata import variant_metadata, write_metadata
-    from repoanchor.perturb.results import summarize
+    from repoanchor.perturb.results import Failed, nothing_rewritten, summarize
     from repoanchor.perturb.tree import ApplyConfig, apply_tree
 
     if not 0.0 < fraction <= 1.0 or not 0.0 <= file_fraction <= 1.0:
@@ -103,6 +107,19 @@ def apply(
             indent=2,
         )
     )
+    failed = [outcome for outcome in report.outcomes if isinstance(outcome, Failed)]
+    for outcome in failed:
+        last = [line for line in outcome.error.strip().splitlines() if line.strip()][-1:]
+        err.print(
+            f"[red]failed:[/red] {outcome.transform} on {outcome.file}: {''.join(last)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    unchanged = nothing_rewritten(report.outcomes)
+    if unchanged:
+        err.print(f"[yellow]warning:[/yellow] {out} is a copy of {src}: {unchanged}", highlight=False, soft_wrap=True)
+    if failed or unchanged:
+        raise typer.Exit(1 if failed else 3)
 
 
 @app.command("validate")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from repoanchor.evals.harness import instance_env
 from repoanchor.evals.harness.grading import apply_patch, patched_files
+from repoanchor.perturb.results import nothing_rewritten
 from repoanchor.perturb.tree import ApplyConfig, TreeReport, apply_tree
 
 
@@ -60,6 +61,9 @@ def perturb_pair(
 ) -> tuple[TreeReport, TreeReport]:
     """V and V': the same config and seed on both trees (neither `.git` is copied by apply_tree)."""
     reports = apply_tree(original, variant, config), apply_tree(with_gold, variant_gold, config)
+    unchanged = nothing_rewritten(reports[0].outcomes)
+    if unchanged:  # a copy of the original must never pass for a perturbed task
+        raise Rejected("perturb", unchanged)
     for report in reports:
         if report.integrity_errors:
             raise Rejected(

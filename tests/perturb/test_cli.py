@@ -130,3 +130,15 @@ def test_tree_transform_options_reach_the_transform(tmp_path: Path):
         app, ["perturb", "apply", str(src), str(tmp_path / "o2"), "-t", "proxy-imports", "--option", "depth=2"]
     )
     assert bad.exit_code != 0
+
+
+def test_apply_that_rewrites_nothing_exits_3_and_says_why(tmp_path: Path):
+    """dead-method inserts a keyword: with none given, every file is skipped and OUT is a copy of SRC."""
+    src = _project(tmp_path / "src")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["perturb", "apply", str(src), str(out), "-t", "dead-method", "--fraction", "1.0"])
+    assert result.exit_code == 3, result.output
+    assert "no site was rewritten" in result.stderr
+    assert "dead-method: no keyword" in result.stderr
+    assert (out / "pkg" / "mod.py").read_text() == SRC
+    assert json.loads(result.stdout)["files_changed"] == 0
