@@ -142,6 +142,14 @@ def grade(
             "where one is built, else local with a warning). Each grade.json records which."
         ),
     ] = "auto",
+    test_edits: Annotated[
+        str,
+        typer.Option(
+            help="What becomes of a patch's changes to test files, conftest.py, pytest plugins, startup files "
+            "(sitecustomize, .pth) and pytest configuration: strip them before grading (recorded in "
+            "grade.json), refuse the patch (graded unresolved) or keep them."
+        ),
+    ] = "strip",
 ) -> None:
     """Grade a run matrix from its files: each finished unit's patch against its suite's ground truth.
 
@@ -150,6 +158,7 @@ def grade(
     unless --redo) and prints resolve counts per suite, scaffold and condition. Units that ended in an
     infrastructure error are listed as ungraded, never as failures.
     """
+    from repoanchor.evals.harness.patch_guard import POLICIES
     from repoanchor.evals.runs.grade_runs import grade_matrix
     from repoanchor.evals.runs.matrix import MatrixConfig, MatrixConfigError
 
@@ -158,7 +167,9 @@ def grade(
     except MatrixConfigError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error
-    grades = grade_matrix(loaded, redo=redo, provider=provider)
+    if test_edits not in POLICIES:
+        raise typer.BadParameter(f"--test-edits must be one of {', '.join(POLICIES)}, not {test_edits!r}")
+    grades = grade_matrix(loaded, redo=redo, provider=provider, test_edits=test_edits)
     table: dict[str, dict] = {}
     for item in grades:
         key = f"{item['suite']}/{item['scaffold']}/{item['condition']}"

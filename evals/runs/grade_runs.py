@@ -23,6 +23,7 @@ from pathlib import Path
 from repoanchor.evals.harness.container_run import choose_provider
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.grading import grade, run_tests
+from repoanchor.evals.harness.patch_guard import Policy, guard
 from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.run_matrix import GRADE, RESULT, UNITS, read_result, write_json_atomic
@@ -44,8 +45,9 @@ def ground_truth(unit: Unit) -> dict:
 
 
 def grade_unit(
-    unit: Unit, result: dict, folder: Path, cache_dir: Path | None, scratch_root: Path, provider: str = "auto"
-) -> dict:
+    unit: Unit, result: dict, folder: Path, cache_dir: Path | None, scratch_root: Path, provider: str = "auto",
+    test_edits: Policy = "strip",
+) -> dict:  # fmt: skip
     record = {"unit_id": unit.unit_id, "suite": unit.suite, "instance_id": unit.instance_id}
     if result.get("status") != "done":
         return {**record, "graded": False, "resolved": None, "reason": f"not graded: unit {result.get('status')}"}
@@ -55,58 +57,74 @@ def grade_unit(
     failpoint("grade.scratch-made", unit.unit_id)
     try:
         if truth.get("extend"):
-            verdict = _grade_extend(unit, truth, patch, scratch, cache_dir, provider)
+            verdict = _grade_extend(unit, truth, patch, scratch, cache_dir, provider, test_edits)
         else:
-            verdict = _grade_swebench(unit, truth, patch, scratch, cache_dir, provider)
+            verdict = _grade_swebench(unit, truth, patch, scratch, cache_dir, provider, test_edits)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return {**record, "graded": True, "patch_lines": len(patch.splitlines()), **verdict}
 
 
-def _grade_swebench(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str) -> dict:
+def _grade_swebench(
+    unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str, test_edits: Policy
+) -> dict:
     from repoanchor.evals.suites.validate import clone, suite_env
 
+    guarded = guard(patch, test_edits)  # the tests and what steers them are the grader's, not the candidate's
+    edits = {"test_edit_policy": test_edits, "test_edits": guarded.touched}
+    if guarded.refused:
+        return {"resolved": False, "status": "patch_touches_tests", **edits, "provider": None}
     chosen, fallback = choose_provider(truth["row"], provider)
     if fallback:
         warn_once(fallback)
     check = clone(Path(unit.task.repo), scratch / "check")
     env = suite_env(truth, check, cache_dir, chosen, private_venv=scratch / "venv")
-    run = run_tests(check, truth["row"], patch, env)
+    run = run_tests(check, truth["row"], guarded.patch, env)
     result = grade(truth["row"], run.outcomes, run.status)
     where = {"provider": chosen, "image": env.image, "provider_note": fallback}
-    return {"resolved": result.resolved, "status": result.status, **result.model_dump(include={"f2p", "p2p"}), **where}
+    verdict = {"resolved": result.resolved, "status": result.status, **result.model_dump(include={"f2p", "p2p"})}
+    return {**verdict, **edits, **where}
 
 
-def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str) -> dict:
+def _grade_extend(
+    unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str, test_edits: Policy
+) -> dict:
     from repoanchor.evals.harness.grading import apply_patch
     from repoanchor.evals.suites.extend import validate_extend
     from repoanchor.evals.suites.extend.suite import extend_task_from_truth
     from repoanchor.evals.suites.validate import clone
 
+    guarded = guard(patch, test_edits)  # the families run the project's tests too
+    edits = {"test_edit_policy": test_edits, "test_edits": guarded.touched}
+    if guarded.refused:
+        return {"resolved": False, "status": "patch_touches_tests", **edits, "provider": None}
     chosen, fallback = choose_provider(truth["row"], provider)
     if fallback:
         warn_once(fallback)
     worktree = clone(Path(unit.task.repo), scratch / "check")
+    patch = guarded.patch
     applied, log = apply_patch(worktree, patch) if patch.strip() else (True, "")  # git alone, on the host
     if not applied:
-        return {"resolved": False, "status": "patch_apply_failed", "reasons": [log[-2000:]]}
+        return {"resolved": False, "status": "patch_apply_failed", "reasons": [log[-2000:]], **edits}
     task, grade_answer = extend_task_from_truth(
         Path(unit.task.repo), truth, scratch, cache_dir, chosen, private_venv=scratch / "venv"
     )
     verdict = validate_extend(task, worktree, grader=grade_answer)
     image = task.validator.image if task.validator else None
     where = {"provider": chosen, "image": image, "provider_note": fallback}
-    return {"resolved": verdict.passed, "status": "completed", "reasons": verdict.reasons, **where}
+    return {"resolved": verdict.passed, "status": "completed", "reasons": verdict.reasons, **edits, **where}
 
 
 def grade_matrix(
-    config: MatrixConfig, *, redo: bool = False, cache_dir: Path | None = None, provider: str = "auto"
-) -> list[dict]:
+    config: MatrixConfig, *, redo: bool = False, cache_dir: Path | None = None, provider: str = "auto",
+    test_edits: Policy = "strip",
+) -> list[dict]:  # fmt: skip
     """Grade every finished unit without a grade (all with `redo`); returns every grade, in unit order.
 
     `provider`: `image` runs each grade in a network-less container of the task's environment image, `local`
     on the host (isolated), `auto` (the default) the image where one is built, else local with a warning;
-    each grade records where it ran."""
+    each grade records where it ran. `test_edits`: what becomes of a patch's changes to tests, conftest.py,
+    plugins and pytest configuration (`patch_guard`); a grade made under another policy is made again."""
     root = Path(config.out) / UNITS
     grades = []
     with _scratch(Path(config.out)) as scratch_root:
@@ -116,8 +134,10 @@ def grade_matrix(
             if result is None:
                 continue
             existing = None if redo else _read(folder / GRADE)
+            if existing is not None and existing.get("test_edit_policy", test_edits) != test_edits:
+                existing = None
             if existing is None:
-                existing = grade_unit(unit, result, folder, cache_dir, scratch_root, provider)
+                existing = grade_unit(unit, result, folder, cache_dir, scratch_root, provider, test_edits)
                 write_json_atomic(folder / GRADE, existing)
                 failpoint("grade.written", unit.unit_id)
             grades.append(

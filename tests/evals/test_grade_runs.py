@@ -157,3 +157,35 @@ def test_context_overflows_are_graded_failures_never_retried_and_counted(tmp_pat
     assert sorted(units.loc[units["model"] == "mixed", "exit_status"]) == [
         "ContextWindowExceeded", "ContextWindowExceeded", "Submitted"
     ]  # fmt: skip
+
+
+GAMING_CONFTEST = """import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+"""
+
+
+def report_rewriter(body: dict):
+    """Fixes nothing: adds a conftest.py whose hook reports every test as passed, then submits."""
+    if sum(m.get("role") == "assistant" for m in body["messages"]) == 0:
+        return turn(f"cat > conftest.py <<'EOF'\n{GAMING_CONFTEST}EOF")
+    return turn(SUBMIT)
+
+
+def test_a_patch_that_rewrites_the_test_reports_is_stripped_before_grading(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "not-a-secret-scripted-servers-ignore-it")
+    config = ran_matrix(tmp_path, second=report_rewriter, name="gamer")
+    kept = {
+        g["instance_id"]: g for g in grade_matrix(config, provider="local", test_edits="keep") if g["model"] == "gamer"
+    }
+    assert all(g["resolved"] for g in kept.values())  # the attack works when nothing guards the tests
+    graded = [g for g in grade_matrix(config, provider="local") if g["model"] == "gamer"]  # policy changed: regraded
+    assert [g["resolved"] for g in graded] == [False, False, False]
+    assert all(g["test_edit_policy"] == "strip" for g in graded)
+    assert all(list(g["test_edits"]) == ["conftest.py"] for g in graded)
+    oracle = [g for g in grade_matrix(config, provider="local") if g["model"] == "oracle"]
+    assert all(g["resolved"] and g["test_edits"] == {} for g in oracle)  # a fix alone is graded as before
