@@ -1,8 +1,9 @@
 """A cache of accepted INSTRUCTION.md files, so repeated runs on the same variant skip stage 1.
 
 Keyed by (the repository tree's content hash at the run's base commit, the model, the stage-1 prompt
-version, the hint text): git's tree id is a content hash, so two clones of one variant share entries
-and any change to a file, a template or the hints misses the cache. Entries are written atomically.
+version, the hint text, the task text): git's tree id is a content hash, so two clones of one variant share
+entries, and any change to a file, a template, the hints or the issue misses the cache (two tasks on one
+tree, e.g. Extend families, never share a map). Entries are written atomically.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ class InstructionCache:
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
 
-    def key(self, env: Environment, model: str, prompt_version: str, hints: str) -> str:
+    def key(self, env: Environment, model: str, prompt_version: str, hints: str, task: str) -> str:
+        """`task` is the task text the stage-1 prompt carries."""
         tree = env.execute(f"git rev-parse {env.base}^{{tree}}", timeout=60)
         if tree.returncode != 0:
             raise InfraError("environment_git", f"cannot hash the repository tree: {tree.output[-500:]}")
         parts = {"tree": tree.output.strip(), "model": model, "prompts": prompt_version, "hints": hints}
+        parts["task"] = hashlib.sha256(task.encode()).hexdigest()
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
     def path(self, key: str) -> Path:

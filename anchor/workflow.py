@@ -159,7 +159,7 @@ def run_anchored(
     """Both stages in `env`; writes `out/anchored.json`, `out/INSTRUCTION.md` and each stage's run folder."""
     out.mkdir(parents=True, exist_ok=True)
     result = AnchoredRecord(anchor_status="missing", budget=budget)
-    key = cache.key(env, model.model, prompts.prompt_version(*STAGE1_TEMPLATES), hints) if cache else None
+    key = cache.key(env, model.model, prompts.prompt_version(*STAGE1_TEMPLATES), hints, task) if cache else None
     instruction = cache.get(key) if cache else None
     if instruction is not None:
         result.anchor_status = "cached"

@@ -185,3 +185,21 @@ def test_the_cache_skips_stage1_for_the_same_tree_model_and_prompts(tmp_path: Pa
     with ScriptedServer([*turns(WRITE, SUBMIT), *turns(SUBMIT)]) as server:
         third = anchored(server, repo, tmp_path / "three", cache=cache)
     assert third.anchor_status == "ok"
+
+
+def test_another_task_on_the_same_tree_misses_the_cache(tmp_path: Path):
+    """Extend's families share one tree: a map written for one task must not be handed to another."""
+    repo = make_bug_repo(tmp_path)
+    cache = InstructionCache(tmp_path / "cache")
+    model = ModelConfig(model="openai/scripted", max_retries=0, timeout=5)
+    with ScriptedServer([*turns(WRITE, SUBMIT), *turns(SUBMIT)]) as server, LocalCheckout(repo) as env:
+        model = model.model_copy(update={"api_base": server.base_url})
+        first = run_anchored(MiniSweAgent(), ISSUE, env, model, Limits(), tmp_path / "one", cache=cache)
+    with ScriptedServer([*turns(WRITE, SUBMIT), *turns(SUBMIT)]) as server, LocalCheckout(repo) as env:
+        model = model.model_copy(update={"api_base": server.base_url})
+        other = run_anchored(
+            MiniSweAgent(), ISSUE + " (another task)", env, model, Limits(), tmp_path / "two", cache=cache
+        )
+        assert len(server.requests) == 3  # stage 1 ran again: two turns, then stage 2's one
+    assert (first.anchor_status, other.anchor_status) == ("ok", "ok")
+    assert len(list((tmp_path / "cache").glob("*.md"))) == 2
