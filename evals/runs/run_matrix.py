@@ -29,6 +29,7 @@ from pydantic import BaseModel
 
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.runs.executors import Executor
+from repoanchor.evals.runs.fingerprint import changed, fingerprints
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.matrix_display import Display
 from repoanchor.perturb.atomic import write_atomic
@@ -84,14 +85,17 @@ def run_matrix(config: MatrixConfig, *, executor: Executor, redo: bool = False, 
     started = time.monotonic()
     units = expand(config)
     root = config.out / UNITS
+    prints = fingerprints(units, config.suites)
+    found = {} if redo else {u.unit_id: read_result(root / u.unit_id / RESULT) for u in units}
+    results = {unit_id: record for unit_id, record in found.items() if record is not None}
+    refuse_stale(config.out, results, prints)
     root.mkdir(parents=True, exist_ok=True)
     # Absolute paths: the record must mean the same when read from another working directory.
     write_json_atomic(config.out / MATRIX_FILE, config.relative_to(Path.cwd()).model_dump(mode="json"))
-    found = {} if redo else {u.unit_id: read_result(root / u.unit_id / RESULT) for u in units}
-    results = {unit_id: record for unit_id, record in found.items() if record is not None}
     remove_leftovers(config.out, results)
     already_done = len(results)
     driver = Driver(config, executor, root, results)
+    driver.prints = prints
     todo = [unit for unit in units if unit.unit_id not in results]
     with Display(progress, len(units), results.values(), config.cost_budget) as display:
         driver.display = display
@@ -100,6 +104,25 @@ def run_matrix(config: MatrixConfig, *, executor: Executor, redo: bool = False, 
     summary.wall_seconds = round(time.monotonic() - started, 3)
     write_json_atomic(config.out / "summary.json", summary.model_dump())
     return summary
+
+
+class StaleResults(ValueError):
+    """Finished units whose fingerprint differs from what this config would run now."""
+
+
+def refuse_stale(out: Path, results: dict[str, dict], prints: dict[str, dict[str, str]]) -> None:
+    """Reusing a result made with other settings would mix two experiments in one table: refuse, saying what
+    changed, unless the caller asked to redo everything."""
+    stale = {unit_id: changed(record.get("fingerprint"), prints[unit_id]) for unit_id, record in results.items()}
+    stale = {unit_id: parts for unit_id, parts in stale.items() if parts}
+    if not stale:
+        return
+    counts = Counter(part for parts in stale.values() for part in parts)
+    what = ", ".join(f"{part} ({count} unit{'s' if count > 1 else ''})" for part, count in sorted(counts.items()))
+    raise StaleResults(
+        f"{len(stale)} finished unit(s) in {out} were made with other settings; changed: {what}; "
+        f"e.g. {next(iter(stale))}. Rerun with --redo to run everything again, or use another out folder"
+    )
 
 
 def remove_leftovers(out: Path, results: dict[str, dict]) -> None:
@@ -126,6 +149,8 @@ class Driver:
         self.ran, self.attempts, self.skipped = 0, 0, []
         self.infra_attempts: Counter[str] = Counter()
         self.display: Display | None = None
+        self.prints: dict[str, dict[str, str]] = {}
+        """Each unit's fingerprint, recorded in its result."""
         # The config's `workers` caps a larger executor (one shared pool, or a cluster, serving several matrices).
         self.slots = min(executor.slots, config.workers or executor.slots)
 
@@ -181,6 +206,7 @@ class Driver:
                 return True
         status = "crashed" if "error" in outcome else "infra_error" if kind else "done"
         record = result_record(unit, status, history, summary, outcome.get("error") or outcome.get("lost"))
+        record["fingerprint"] = self.prints.get(unit.unit_id)
         write_json_atomic(self.root / unit.unit_id / RESULT, record)
         failpoint("matrix.result-written", unit.unit_id)
         self.results[unit.unit_id] = record

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from repoanchor.evals.cli.eval_matrix import eval_command
 from repoanchor.evals.runs.executors import LocalPool, make_executor
 from repoanchor.evals.runs.matrix import MatrixConfig, MatrixConfigError, expand, unit_ids
-from repoanchor.evals.runs.run_matrix import run_matrix
+from repoanchor.evals.runs.run_matrix import StaleResults, run_matrix
 from repoanchor.scaffolds.models.scripted_server import ScriptedServer
 from tests.support.bug_repo import ISSUE, make_bug_repo
 from tests.support.matrix_suite import (
@@ -286,3 +286,37 @@ def test_a_worker_that_dies_is_an_infrastructure_error_and_retried(pool, tmp_pat
     for record in result_files(config.out).values():
         assert record["exit_status"] == "Submitted"
         assert record["error"] is None
+
+
+def test_a_finished_unit_made_with_other_settings_is_not_reused(server, pool, tmp_path: Path):
+    """Editing the temperature, a hints file or the suite and resuming would mix two experiments in one table:
+    the rerun refuses, naming what changed and how many units; --redo runs them again."""
+    make_suite(tmp_path, count=1)
+    hints = tmp_path / "hints.j2"
+    hints.write_text("Look at calc.py first.\n")
+    fields = {"conditions": [{"name": "plain", "hints_file": str(hints)}], "repeats": 1}
+    config = MatrixConfig.load(write_config(tmp_path / "matrix.yaml", server.base_url, **fields))
+    assert run_matrix(config, executor=pool, progress=False).statuses["done"] == 1
+    (record,) = result_files(config.out).values()
+    assert set(record["fingerprint"]) == {"options", "prompts", "hints_file", "task", "suite", "tools"}
+    assert run_matrix(config, executor=pool, progress=False).already_done == 1  # unchanged: reused
+
+    warmer = config.model_copy(deep=True)
+    warmer.models[0].temperature = 0.7
+    with pytest.raises(StaleResults, match=r"changed: options \(1 unit\)"):
+        run_matrix(warmer, executor=pool, progress=False)
+    hints.write_text("Look at tests first.\n")
+    with pytest.raises(StaleResults, match=r"changed: hints_file \(1 unit\)"):
+        run_matrix(config, executor=pool, progress=False)
+    assert result_files(config.out) == {record["unit_id"]: record}  # nothing was touched
+    again = run_matrix(config, executor=pool, redo=True, progress=False)
+    assert (again.already_done, again.statuses["done"]) == (0, 1)
+    (redone,) = result_files(config.out).values()
+    assert redone["fingerprint"]["hints_file"] != record["fingerprint"]["hints_file"]
+    hints.write_text("Look at the docs first.\n")
+    app = typer.Typer()
+    app.command()(eval_command)
+    refused = CliRunner().invoke(app, [str(tmp_path / "matrix.yaml"), "--no-progress"])
+    assert refused.exit_code == 2, refused.output
+    assert "changed: hints_file (1 unit)" in refused.output
+    assert "--redo" in refused.output

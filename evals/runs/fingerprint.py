@@ -1,0 +1,82 @@
+"""What shapes a unit's result, as digests: a finished unit is reused only while all of them are unchanged.
+
+A unit id names the task, scaffold, model, condition and repeat; its result also depends on the run options
+(temperature, API base, limits, environment, anchor budget), the prompt templates, a hints file's content,
+the suite as built (its manifest) and the tools' versions. Each of these is one component of the fingerprint
+recorded in result.json, so a resumed matrix can say which one changed instead of silently mixing old and
+new results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from repoanchor import prompts
+from repoanchor.evals.harness.suite_format import MANIFEST_FILE, TASKS_FILE
+from repoanchor.perturb.metadata import tool_version
+from repoanchor.scaffolds.opencode.setup import OPENCODE_VERSION
+
+PROMPTS = prompts.HERE
+"""Every shipped template: the scaffolds' system prompts, the task, anchor stages, hints and Extend prompts."""
+
+
+def digest(value) -> str:
+    data = value if isinstance(value, bytes) else json.dumps(value, sort_keys=True, default=str).encode()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _file_digest(path: Path) -> str:
+    """Read every time: a file edited between two runs of one process must count as changed."""
+    return digest(path.read_bytes()) if path.is_file() else "missing"
+
+
+def prompts_digest() -> str:
+    templates = sorted(PROMPTS.rglob("*.j2"))
+    return digest(b"".join(p.relative_to(PROMPTS).as_posix().encode() + p.read_bytes() for p in templates))
+
+
+@cache
+def _tools() -> str:
+    def package(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "not installed"
+
+    names = ("mini-swe-agent", "litellm")
+    return digest({"repoanchor": tool_version(), **{n: package(n) for n in names}, "opencode": OPENCODE_VERSION})
+
+
+def suite_digest(suite: Path) -> str:
+    """The suite as built: its manifest (which hashes every task's tree and ground truth), else its task table."""
+    manifest = Path(suite) / MANIFEST_FILE
+    return _file_digest(manifest if manifest.is_file() else Path(suite) / TASKS_FILE)
+
+
+def fingerprints(units: list, suites: list[Path]) -> dict[str, dict[str, str]]:
+    """{unit id: {component: digest}} of matrix Units, every file read once, now."""
+    shared = {"prompts": prompts_digest(), "tools": _tools()}
+    by_suite = {Path(suite).name: suite_digest(suite) for suite in suites}
+    hints = {path: _file_digest(Path(path)) for path in {u.options.hints_file for u in units} if path}
+    return {
+        unit.unit_id: {
+            "options": digest(unit.options.model_dump(mode="json", exclude={"instruction_cache"})),
+            "prompts": shared["prompts"],
+            "hints_file": hints.get(unit.options.hints_file, "none"),
+            "task": digest(unit.task.model_dump(mode="json", exclude={"repo"})),  # its tree: in the suite's manifest
+            "suite": by_suite.get(unit.suite, "none"),
+            "tools": shared["tools"],
+        }
+        for unit in units
+    }
+
+
+def changed(recorded: dict | None, current: dict[str, str]) -> list[str]:
+    """The components that differ; every one when nothing was recorded (a result of an older version)."""
+    if not recorded:
+        return ["fingerprint (none recorded)"]
+    return [name for name, value in current.items() if recorded.get(name) != value]
