@@ -48,6 +48,7 @@ def eval_command(
     from repoanchor.evals.runs.executors import make_executor
     from repoanchor.evals.runs.matrix import MatrixConfig, MatrixConfigError
     from repoanchor.evals.runs.run_matrix import StaleResults, run_matrix
+    from repoanchor.scaffolds.models.pricing import UnpricedModel
 
     try:
         matrix = MatrixConfig.load(config)
@@ -59,7 +60,7 @@ def eval_command(
         raise typer.Exit(2) from error
     try:
         summary = run_matrix(matrix, executor=chosen, redo=redo, progress=progress)
-    except (MatrixConfigError, StaleResults) as error:  # a suite or task could not be loaded; stale results
+    except (MatrixConfigError, StaleResults, UnpricedModel) as error:  # bad suite or task, stale results, no price
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error
     finally:

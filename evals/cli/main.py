@@ -86,7 +86,13 @@ def run(
     ] = None,
     out: Annotated[Path, typer.Option(help="Run folder (created).")] = Path("runs/single"),
     step_limit: Annotated[int, typer.Option(help="Most model calls (0 = none).")] = 100,
-    cost_limit: Annotated[float, typer.Option(help="Most USD per run (0 = none).")] = 3.0,
+    cost_limit: Annotated[
+        float, typer.Option(help="Most USD per run (0 = none); needs a priced model (litellm's map, or --price).")
+    ] = 3.0,
+    price: Annotated[
+        str | None,
+        typer.Option(help="INPUT,OUTPUT USD per million tokens, for a model litellm has no price for (local)."),
+    ] = None,
     time_limit: Annotated[float, typer.Option(help="Most wall-clock seconds per run.")] = 1800.0,
     repo: Annotated[Path | None, typer.Option(help="The repository for a dataset row.")] = None,
     repo_cache: Annotated[Path | None, typer.Option(help="Folder of clones named owner__name.")] = None,
@@ -101,7 +107,7 @@ def run(
     """
     from repoanchor.evals.harness.task_load import load_task
     from repoanchor.evals.harness.tasks import TaskError
-    from repoanchor.evals.runs.run_one import RunOptions, run_task
+    from repoanchor.evals.runs.run_one import RunOptions, check_options, run_task
     from repoanchor.scaffolds.environments.registry import EnvironmentConfig
     from repoanchor.scaffolds.models.model import ModelConfig
     from repoanchor.scaffolds.records import Limits
@@ -109,11 +115,18 @@ def run(
     if not model:
         raise typer.BadParameter("give the model, e.g. --model openai/gpt-4o", param_hint="--model")
     try:
+        per_million = tuple(float(part) for part in price.split(",")) if price else None
+    except ValueError:
+        per_million = ()
+    if per_million is not None and len(per_million) != 2:
+        raise typer.BadParameter(f"{price!r} is not INPUT,OUTPUT (e.g. 2.5,10)", param_hint="--price")
+    try:
+        model_config = ModelConfig(model=model, api_base=api_base, price_per_million=per_million)
         loaded = load_task(task, repo, repo_cache)
         environment = EnvironmentConfig(kind=env, **({"image": image} if image else {}))
         options = RunOptions(
             scaffold=scaffold,
-            model=ModelConfig(model=model, api_base=api_base),
+            model=model_config,
             limits=Limits(steps=step_limit, cost=cost_limit, wall_seconds=time_limit),
             environment=environment,
             anchor=anchor,
@@ -122,6 +135,7 @@ def run(
             hints_file=str(hints_file) if hints_file else None,
             instruction_cache=instruction_cache,
         )
+        check_options(options)
         summary = run_task(loaded, options, out)
     except (TaskError, ValueError, FileNotFoundError) as error:
         typer.echo(f"error: {error}", err=True)

@@ -178,6 +178,13 @@ def sample(
     keywords_cache: Annotated[
         Path | None, typer.Option(help="Keyword answer cache (default: $REPOANCHOR_CACHE/keywords or .cache/keywords).")
     ] = None,
+    keywords_fallback: Annotated[
+        str,
+        typer.Option(
+            help="When --model's call or answer fails: error (stop, exit 2) or offline (use the offline extractor; "
+            "recorded in each variant's metadata and printed)."
+        ),
+    ] = "error",
     workers: Annotated[int, typer.Option(help="Variants built in parallel processes.")] = 1,
 ):
     """Draw N random variants of SRC (Algorithm 1 of Jagged Frontier), each with one fresh commit."""
@@ -195,7 +202,9 @@ def sample(
     fields |= {"test_patterns": test_pattern} if test_pattern else {}
     try:
         config = SamplerConfig(**fields)
-        keyword_config = KeywordConfig(model=model, api_base=api_base, cache_dir=keywords_cache)
+        keyword_config = KeywordConfig(
+            model=model, api_base=api_base, cache_dir=keywords_cache, fallback=keywords_fallback
+        )
     except ValidationError as exc:
         raise typer.BadParameter(str(exc)) from exc
     text = issue.read_text(encoding="utf-8", errors="replace") if issue else None
@@ -218,11 +227,11 @@ def sample(
     failed = [r for r in rows if not r["ok"]]
     for row in failed:
         err.print(f"[red]variant {row['variant_id']} failed:[/red] {row['error']}")
-    typer.echo(
-        json.dumps(
-            {"outdir": str(outdir), "built": len(rows) - len(failed), "failed": len(failed), "variants": rows}, indent=2
-        )
-    )
+    keywords = next((m["keyword_extraction"] for m in metas if m.get("keyword_extraction")), None)
+    if keywords:  # where the keyword-bound transforms' names came from, never left to guess
+        err.print(f"keywords: {keywords['source']} ({keywords['reason']})", highlight=False, soft_wrap=True)
+    built = {"outdir": str(outdir), "built": len(rows) - len(failed), "failed": len(failed), "keywords": keywords}
+    typer.echo(json.dumps({**built, "variants": rows}, indent=2))
     raise typer.Exit(1 if failed else 0)
 
 

@@ -33,6 +33,7 @@ from repoanchor.evals.runs.fingerprint import changed, fingerprints
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.matrix_display import Display
 from repoanchor.perturb.atomic import write_atomic
+from repoanchor.scaffolds.models.pricing import refuse_unpriced
 
 RESULT = "result.json"
 GRADE = "grade.json"
@@ -59,6 +60,8 @@ class MatrixSummary(BaseModel):
     retried_infra_errors: dict[str, int]
     """Kinds of every attempt in this invocation that failed for infrastructure reasons, retried or not."""
     cost: float
+    unpriced_runs: int = 0
+    """Done units whose cost is unknown (an unpriced model, cost limits off): left out of `cost`."""
     cost_budget: float
     budget_stopped: bool
     skipped: list[str]
@@ -89,6 +92,7 @@ def run_matrix(config: MatrixConfig, *, executor: Executor, redo: bool = False, 
     found = {} if redo else {u.unit_id: read_result(root / u.unit_id / RESULT) for u in units}
     results = {unit_id: record for unit_id, record in found.items() if record is not None}
     refuse_stale(config.out, results, prints)
+    refuse_unpriced(config.models, config.limits.cost, config.cost_budget)
     root.mkdir(parents=True, exist_ok=True)
     # Absolute paths: the record must mean the same when read from another working directory.
     write_json_atomic(config.out / MATRIX_FILE, config.relative_to(Path.cwd()).model_dump(mode="json"))
@@ -252,6 +256,7 @@ def summarise(config: MatrixConfig, units: list[Unit], driver: Driver, already_d
         infra_errors=dict(Counter(r["infra_error"] for r in records if r["status"] == "infra_error")),
         retried_infra_errors=dict(driver.infra_attempts),
         cost=round(driver.spent, 6),
+        unpriced_runs=sum(1 for r in records if r["status"] == "done" and r.get("cost") is None),
         cost_budget=config.cost_budget,
         budget_stopped=bool(driver.skipped),
         skipped=driver.skipped,

@@ -24,6 +24,7 @@ from repoanchor.evals.harness.tasks import Task, TaskError
 from repoanchor.scaffolds.environments.docker_container import BASE_IMAGE
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_environment
 from repoanchor.scaffolds.models.model import ModelConfig, redact
+from repoanchor.scaffolds.models.pricing import refuse_unpriced
 from repoanchor.scaffolds.records import InfraError, Limits, RunRecord
 from repoanchor.scaffolds.registry import SCAFFOLDS
 
@@ -86,6 +87,14 @@ def resolve_environment(config: EnvironmentConfig, task: Task, model: str) -> tu
     setup = "\n".join([*spec.pre_install, spec.install or "true"])
     resolved = {"kind": "docker", "image": spec.image, "workdir": IMAGE_REPO_DIR, "setup": setup}
     return config.model_copy(update=resolved), None
+
+
+def check_options(options: RunOptions) -> None:
+    """What a run would refuse, before it starts: an unknown scaffold or hint variant, a missing hints file, a
+    cost limit on a model without a price (ValueError or FileNotFoundError, naming the option)."""
+    scaffold_for(options.scaffold)
+    prompts.hints(options.hints, options.hints_file)
+    refuse_unpriced([options.model], options.limits.cost)
 
 
 def run_task(task: Task, options: RunOptions, out: Path) -> dict:

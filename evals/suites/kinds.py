@@ -14,9 +14,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from repoanchor.evals.suites.instance import Work, build_task, instance_seed
+from repoanchor.evals.suites.remap import Rejected
 from repoanchor.perturb.sampler import sampler
 from repoanchor.perturb.sampler.build import apply_config
-from repoanchor.perturb.sampler.keywords import KeywordConfig, extract_keywords
+from repoanchor.perturb.sampler.keywords import KeywordConfig, KeywordError, extract_keywords
 from repoanchor.perturb.transforms import REPOMIRAGE_IDS, SPT_IDS
 from repoanchor.perturb.tree import ApplyConfig
 
@@ -101,7 +102,10 @@ def build_spt(work: Work, config: SuiteConfig) -> None:
     batch = sampler.prepare(work.original, work.root / "spt", sampler_config, issue)
     plans = [sampler.draw_plan(sampler_config, index) for index in range(config.n_variants)]
     if any(plan.keyword_bound for plan in plans):  # one extraction per instance, as the sampler does
-        batch.keywords = extract_keywords(issue, KeywordConfig(**config.keywords) if config.keywords else None)
+        try:
+            batch.keywords = extract_keywords(issue, KeywordConfig(**config.keywords) if config.keywords else None)
+        except KeywordError as error:  # the model asked for failed and no fallback was chosen
+            raise Rejected("keywords", str(error)) from None
         for plan in plans:
             sampler.assign_target_names(plan, batch.keywords, sampler_config.nk)
     for plan in plans:

@@ -1,12 +1,14 @@
-"""Keywords for the keyword-bound SPTs: one LLM call per instance, cached on disk, offline fallback.
+"""Keywords for the keyword-bound SPTs: one LLM call per instance, cached on disk, offline only when asked.
 
 The keyword-bound transforms plant decoys an agent finds when it greps for what the issue names:
 dead-method takes method names, dead-string-assign string literals. One completion through
 litellm (temperature 0, a JSON object {methods, string_literals}) answers for the whole instance;
 the answer is cached under sha256(model + prompt), written atomically, so a rerun makes no call.
 API keys come from the environment through litellm and are never written: the cache holds the
-model name and the answer only. Without a model, or when the call or its answer fails, the
-deterministic `keywords_offline` extractor is used and the reason recorded.
+model name and the answer only. Without a model the deterministic `keywords_offline` extractor is
+used; when a model was asked for and its call or answer fails, that is an error (`KeywordError`), unless
+`fallback="offline"` was chosen: then the offline extractor is used and the reason recorded. The source of
+every instance's keywords (llm, offline, none) is in its metadata.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -60,6 +63,12 @@ class KeywordConfig(BaseModel):
     """Completion budget; reasoning models may need more."""
     limit: int = Field(20, ge=1)
     """Most keywords kept per list (the sampler then binds at most Nk per transform)."""
+    fallback: Literal["error", "offline"] = "error"
+    """When the model's call or answer fails: an error (the default), or the offline extractor, recorded."""
+
+
+class KeywordError(ValueError):
+    """The model asked for gave no keywords, and no fallback was chosen."""
 
 
 @dataclass(frozen=True)
@@ -84,22 +93,29 @@ class Keywords:
 
 
 def extract_keywords(issue: str | None, config: KeywordConfig | None = None) -> Keywords:
-    """Keywords for one instance's issue. Never raises for a model or cache problem."""
+    """Keywords for one instance's issue. A cache problem costs a call, never an error; a failing model is a
+    KeywordError unless `config.fallback` is "offline"."""
     config = config or KeywordConfig()
     if not issue or not issue.strip():
         return Keywords((), (), "none", "no issue text")
     if not config.model:
         return _offline(issue, config, "no model configured")
     messages = build_messages(issue)
-    path = cache_dir(config) / f"{cache_key(config.model, messages)}.json"
+    path = cache_dir(config) / f"{cache_key(config.model, messages, config.api_base)}.json"
     answer = _read_cache(path)
     cached = answer is not None
     if answer is None:
         try:
             answer = parse_answer(_complete(config, messages))
-        except Exception as exc:  # any provider, network or format failure falls back, with the reason
-            reason = f"llm call failed ({_describe(exc)}); offline extraction used"
-            warnings.warn(f"keyword extraction with {config.model}: {_redact(str(exc))[:500]}", stacklevel=2)
+        except Exception as exc:  # any provider, network or format failure: an error, or the chosen fallback
+            said = _redact(str(exc))[:500]
+            if config.fallback != "offline":
+                raise KeywordError(
+                    f"keyword extraction with {config.model} failed ({_describe(exc)}: {said}); fix the model "
+                    "settings, or pass --keywords-fallback offline to use the offline extractor instead"
+                ) from None
+            reason = f"llm call failed ({_describe(exc)}); offline extraction used (--keywords-fallback offline)"
+            warnings.warn(f"keyword extraction with {config.model}: {said}", stacklevel=2)
             return _offline(issue, config, reason, config.model)
         try:
             _write_cache(path, {"format": CACHE_FORMAT, "model": config.model, "answer": answer})
@@ -113,9 +129,11 @@ def build_messages(issue: str) -> list[dict]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": f"Issue:\n\n{issue.strip()}"}]
 
 
-def cache_key(model: str, messages: list[dict]) -> str:
+def cache_key(model: str, messages: list[dict], api_base: str | None = None) -> str:
+    """The answer's key: the model, where it is served (another server may answer differently) and the prompt."""
     prompt = json.dumps(messages, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(f"{model}\n{prompt}".encode()).hexdigest()
+    served = f"{model}\n{api_base}" if api_base else model
+    return hashlib.sha256(f"{served}\n{prompt}".encode()).hexdigest()
 
 
 def cache_dir(config: KeywordConfig) -> Path:

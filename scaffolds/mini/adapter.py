@@ -24,6 +24,7 @@ from repoanchor.prompts import render
 from repoanchor.scaffolds.environments.local import Environment
 from repoanchor.scaffolds.mini.environment import MiniEnvironment
 from repoanchor.scaffolds.models.model import ModelConfig, classify_exception, exception_ending, redact
+from repoanchor.scaffolds.models.pricing import litellm_knows_price
 from repoanchor.scaffolds.records import InfraError, Limits, RunRecord
 from repoanchor.scaffolds.trajectories import trajectory as normalised
 from repoanchor.scaffolds.trajectories.readers import read_trajectory
@@ -83,7 +84,7 @@ def _agent(env: Environment, model: ModelConfig, limits: Limits, traj: Path, scr
 
     litellm.suppress_debug_info = True  # no "Provider List" / "Give Feedback" banners on errors
     registry = _price_registry(model, scratch)
-    priced = registry is not None or _litellm_knows_price(model.model)
+    priced = registry is not None or litellm_knows_price(model.model)
     config: dict[str, Any] = {
         "model_name": model.model,
         "model_kwargs": _model_kwargs(model),
@@ -193,16 +194,6 @@ def _scoped_price(model: ModelConfig):
                 litellm.model_cost[key] = saved[key]
             else:
                 litellm.model_cost.pop(key, None)
-
-
-def _litellm_knows_price(name: str) -> bool:
-    import litellm
-
-    try:
-        info = litellm.get_model_info(name)
-    except Exception:  # litellm raises for models missing from its map
-        return False
-    return bool(info.get("input_cost_per_token") or info.get("output_cost_per_token"))
 
 
 def _is_model_error(error: Exception) -> bool:

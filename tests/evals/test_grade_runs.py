@@ -54,6 +54,7 @@ def ran_matrix(tmp_path: Path, second=None, name: str = "idle") -> MatrixConfig:
                 ],
                 "conditions": [{"name": "plain"}],
                 "repeats": 1,
+                "limits": {"cost": 0},  # scripted policies have no price: no cost limit, said so
                 "workers": 2,
                 "out": str(tmp_path / "runs"),
                 "environment": {"kind": "local"},  # scripted policies: known commands

@@ -15,6 +15,7 @@ from repoanchor.evals.cli.eval_matrix import eval_command
 from repoanchor.evals.runs.executors import LocalPool, make_executor
 from repoanchor.evals.runs.matrix import MatrixConfig, MatrixConfigError, expand, unit_ids
 from repoanchor.evals.runs.run_matrix import StaleResults, run_matrix
+from repoanchor.scaffolds.models.pricing import UnpricedModel
 from repoanchor.scaffolds.models.scripted_server import ScriptedServer
 from tests.support.bug_repo import ISSUE, make_bug_repo
 from tests.support.matrix_suite import (
@@ -320,3 +321,20 @@ def test_a_finished_unit_made_with_other_settings_is_not_reused(server, pool, tm
     assert refused.exit_code == 2, refused.output
     assert "changed: hints_file (1 unit)" in refused.output
     assert "--redo" in refused.output
+
+
+def test_a_cost_limit_on_a_model_without_a_price_is_refused_unless_turned_off(server, pool, tmp_path: Path):
+    """Unpriced, a run's cost is unknown: a cost limit could not stop it and a budget would count it as free."""
+    make_suite(tmp_path, count=1)
+    fields = {"conditions": [{"name": "plain"}], "repeats": 1, "limits": {"steps": 10}}  # cost: the default 3 USD
+    limited = MatrixConfig.load(write_config(tmp_path / "matrix.yaml", server.base_url, **fields))
+    with pytest.raises(UnpricedModel, match=r"openai/scripted: no price .* limits.cost 3 cannot be enforced"):
+        run_matrix(limited, executor=pool, progress=False)
+    assert not (limited.out / "units").exists()  # refused before anything ran
+    priced = limited.model_copy(deep=True)
+    priced.models[0].price_per_million = (1.0, 1.0)
+    assert run_matrix(priced, executor=pool, progress=False).unpriced_runs == 0
+    off = limited.model_copy(update={"limits": limited.limits.model_copy(update={"cost": 0})})
+    off = off.model_copy(update={"out": tmp_path / "off"})
+    summary = run_matrix(off, executor=pool, progress=False)
+    assert (summary.statuses["done"], summary.unpriced_runs) == (1, 1)  # said, not counted as 0 USD

@@ -34,8 +34,10 @@ def task_dir(tmp_path: Path) -> Path:
 
 
 def cli(*args: str):
-    """`repoanchor run` on the host: the scripted replies' commands are known (a model would get a container)."""
-    return runner.invoke(app, ["run", *args, "--env", "local"], catch_exceptions=False)
+    """`repoanchor run` on the host: the scripted replies' commands are known (a model would get a container).
+    The scripted server has no price unless a test gives one: its cost limit is off unless the test sets it."""
+    given = args if "--cost-limit" in args or "--price" in args else (*args, "--cost-limit", "0")
+    return runner.invoke(app, ["run", *given, "--env", "local"], catch_exceptions=False)
 
 
 def test_a_plain_run_with_structural_hints(task_dir: Path, tmp_path: Path):
@@ -93,6 +95,8 @@ def test_a_model_server_that_is_down_exits_3_with_the_infra_error(task_dir: Path
         (["{task}", "--model", "m", "--hints", "loud"], "unknown hint variant 'loud'"),
         (["{task}"], "give the model"),
         (["{data}#nope", "--model", "m", "--repo", "{task}"], "no row with instance_id 'nope'"),
+        (["{task}", "--model", "openai/local-x"], "openai/local-x: no price"),  # the default 3 USD limit
+        (["{task}", "--model", "m", "--price", "2.5"], "is not INPUT,OUTPUT"),
     ],
 )
 def test_bad_input_is_named_and_exits_2(task_dir: Path, tmp_path: Path, args, message):
@@ -126,3 +130,12 @@ def test_a_suite_task_runs_from_the_suite_folder(tmp_path: Path):
     (suite / "tasks.jsonl").write_text(json.dumps({**row, "patch": "diff"}) + "\n")
     with pytest.raises(ValueError, match="ground truth fields"):
         load_task(f"{suite}#calc-1__spt-1")
+
+
+def test_a_price_makes_the_cost_limit_bind(task_dir: Path, tmp_path: Path):
+    with ScriptedServer(turns(FIX_SED, SUBMIT)) as server:
+        args = ["--model", "openai/scripted", "--api-base", server.base_url, "--price", "1000,1000"]
+        result = cli(str(task_dir), *args, "--cost-limit", "0.01", "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["exit_status"] == "LimitsExceeded"  # one reply (10 + 5 tokens) costs 0.015 USD

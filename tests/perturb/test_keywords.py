@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.sampler.keywords import KeywordConfig, build_messages, cache_key, extract_keywords, normalize
+from repoanchor.perturb.sampler.keywords import (
+    KeywordConfig,
+    KeywordError,
+    build_messages,
+    cache_key,
+    extract_keywords,
+    normalize,
+)
 from repoanchor.perturb.sampler.keywords_offline import offline_keywords
 from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 
@@ -98,7 +105,8 @@ def test_llm_answer_is_used_and_cached_and_the_key_never_written(llm):
     assert second == first
     assert second.cached
     files = list((config.cache_dir).iterdir())
-    assert [f.name for f in files] == [f"{cache_key('openai/scripted', build_messages(ISSUE))}.json"]
+    assert [f.name for f in files] == [f"{cache_key('openai/scripted', build_messages(ISSUE), config.api_base)}.json"]
+    assert cache_key("openai/scripted", build_messages(ISSUE), "http://elsewhere/v1") not in files[0].name
     assert SECRET.encode() not in files[0].read_bytes()
     assert "OPENAI" not in files[0].read_text()
     assert json.loads(files[0].read_text())["model"] == "openai/scripted"
@@ -106,7 +114,7 @@ def test_llm_answer_is_used_and_cached_and_the_key_never_written(llm):
 
 def test_corrupt_cache_file_is_named_in_a_warning_and_recomputed(llm):
     server, config = llm
-    path = config.cache_dir / f"{cache_key('openai/scripted', build_messages(ISSUE))}.json"
+    path = config.cache_dir / f"{cache_key('openai/scripted', build_messages(ISSUE), config.api_base)}.json"
     path.parent.mkdir(parents=True)
     path.write_text('{"format": "repoanchor.keywords-cache/1", "answer": {"methods": [')
     server.push(ANSWER)
@@ -127,11 +135,15 @@ def test_corrupt_cache_file_is_named_in_a_warning_and_recomputed(llm):
         (Reply('{"methods": "merge_with"}'), "llm call failed (ValueError)"),
     ],
 )
-def test_failed_call_or_bad_answer_falls_back_offline_and_caches_nothing(llm, reply: Reply, reason: str):
+def test_failed_call_or_bad_answer_is_an_error_unless_the_offline_fallback_is_chosen(llm, reply: Reply, reason: str):
     server, config = llm
     server.push(reply)
+    with pytest.raises(KeywordError, match="--keywords-fallback offline") as error:
+        extract_keywords(ISSUE, config)
+    assert reason.removeprefix("llm call failed ").strip("()").split(",")[0] in str(error.value)
+    server.push(reply)
     with pytest.warns(UserWarning, match="keyword extraction with openai/scripted"):
-        keywords = extract_keywords(ISSUE, config)
+        keywords = extract_keywords(ISSUE, config.model_copy(update={"fallback": "offline"}))
     assert keywords.source == "offline"
     assert keywords.reason.startswith(reason)
     assert keywords.methods == tuple(offline_keywords(ISSUE)[0])
@@ -144,13 +156,16 @@ def test_fenced_json_answer_is_accepted(llm):
     assert extract_keywords(ISSUE, config).methods == ("merge_with", "valmap")
 
 
-def test_unreachable_server_falls_back(tmp_path: Path, monkeypatch):
+def test_an_unreachable_server_is_an_error_or_the_chosen_fallback(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     with ScriptedServer() as server:
         base = server.base_url
     config = KeywordConfig(model="openai/scripted", api_base=base, cache_dir=tmp_path, retries=0, timeout=5)
+    with pytest.raises(KeywordError) as error:
+        extract_keywords(ISSUE, config)
+    assert SECRET not in str(error.value)
     with pytest.warns(UserWarning, match="keyword extraction") as caught:
-        keywords = extract_keywords(ISSUE, config)
+        keywords = extract_keywords(ISSUE, config.model_copy(update={"fallback": "offline"}))
     assert keywords.source == "offline"
     assert "llm call failed" in keywords.reason
     assert all(SECRET not in str(w.message) for w in caught)

@@ -18,7 +18,7 @@ from repoanchor.perturb.files import TEST_PATTERNS
 from repoanchor.perturb.sampler.build import sample
 from repoanchor.perturb.sampler.sampler import SamplerConfig
 from repoanchor.perturb.transforms import SPT_IDS
-from repoanchor.scaffolds.models.scripted_server import ScriptedServer
+from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 from tests.support.toy_project import write_toy_project
 
 SENTINEL = "Zebra quartz lullaby happens in total_0"
@@ -204,3 +204,21 @@ def test_cli_keywords_from_a_model_through_litellm(toy_repo: Path, tmp_path: Pat
     assert meta["keyword_extraction"]["source"] == "llm"
     assert meta["plan"]["keywords"] == {"dead-method": ["total_0"], "dead-string-assign": ["total of items"]}
     assert "sk-dummy-cli-key" not in "".join(p.read_text() for p in (tmp_path / "kc").iterdir())
+
+
+def test_cli_a_failing_keyword_model_stops_the_batch_unless_the_offline_fallback_is_asked_for(toy_repo, tmp_path):
+    (tmp_path / "i").write_text(ISSUE)
+    args = ["-n", "1", "--nt", "1", "-t", "dead-method", "--issue", str(tmp_path / "i")]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-dummy-cli-key-000000"}
+    with ScriptedServer([Reply(status=500), Reply(status=500)]) as server:
+        args += ["--model", "openai/scripted", "--api-base", server.base_url, "--keywords-cache", str(tmp_path / "kc")]
+        stopped = _cli(str(toy_repo), str(tmp_path / "a"), *args, env=env)
+        assert stopped.returncode == 2, stopped.stderr
+        assert "--keywords-fallback offline" in stopped.stderr
+        assert not (tmp_path / "a").exists() or not any((tmp_path / "a").iterdir())
+        fallen = _cli(str(toy_repo), str(tmp_path / "b"), *args, "--keywords-fallback", "offline", env=env)
+    assert fallen.returncode == 0, fallen.stderr
+    summary = json.loads(fallen.stdout)
+    assert summary["keywords"]["source"] == "offline"
+    assert "llm call failed" in summary["keywords"]["reason"]
+    assert "keywords: offline (llm call failed" in fallen.stderr

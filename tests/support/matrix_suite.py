@@ -83,7 +83,8 @@ def write_config(path: Path, api_base: str, **fields) -> Path:
         "models": [{"name": "scripted", "model": "openai/scripted", "api_base": api_base}],
         "conditions": [{"name": "plain"}, {"name": "anchor", "anchor": True, "hints": "structural"}],
         "repeats": 2,
-        "limits": {"steps": 10, "wall_seconds": 120},
+        # The scripted server has no price: a cost limit could not bind, so it is off, as a user must say.
+        "limits": {"steps": 10, "wall_seconds": 120, "cost": 0},
         "workers": 2,
         "out": "out",
         # Scripted replies whose every command is known: on the host (a model would get its image).
