@@ -28,11 +28,14 @@ class DatasetError(ValueError):
 class RowError(BaseModel):
     row: int
     """0-based position in the source."""
+    line: int | None = None
+    """1-based line of a JSONL file (blank lines count); None for other sources."""
     instance_id: str | None = None
     message: str
 
     def __str__(self) -> str:
-        return f"{self.instance_id or f'row {self.row}'}: {self.message}"
+        where = f"line {self.line}" if self.line else f"row {self.row}"
+        return f"{where}{f' ({self.instance_id})' if self.instance_id else ''}: {self.message}"
 
 
 class DatasetLoad(BaseModel):
@@ -46,7 +49,7 @@ class DatasetLoad(BaseModel):
 
 def load_dataset(source: str | Path, split: str | None = None) -> DatasetLoad:
     """Load and check every row of `source`; raises DatasetError only when nothing can be read."""
-    raw, errors = _read(source, split)
+    raw, errors, lines = _read(source, split)
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
     for number, item in enumerate(raw):
@@ -57,7 +60,8 @@ def load_dataset(source: str | Path, split: str | None = None) -> DatasetLoad:
             problem = "duplicate instance_id"
         if problem:
             instance_id = item.get("instance_id") if isinstance(item, dict) else None
-            errors.append(RowError(row=number, instance_id=_text_or_none(instance_id), message=problem))
+            line = lines[number] if lines else None
+            errors.append(RowError(row=number, line=line, instance_id=_text_or_none(instance_id), message=problem))
             continue
         seen.add(row["instance_id"])
         rows.append(row)
@@ -65,18 +69,19 @@ def load_dataset(source: str | Path, split: str | None = None) -> DatasetLoad:
     return DatasetLoad(source=str(source), rows=rows, errors=errors)
 
 
-def _read(source: str | Path, split: str | None) -> tuple[list[Any], list[RowError]]:
+def _read(source: str | Path, split: str | None) -> tuple[list[Any], list[RowError], list[int]]:
+    """(items, reader errors, each item's 1-based JSONL line: [] for other sources)."""
     path = Path(source)
     if path.is_dir():
-        return _read_saved(path, split), []
+        return _read_saved(path, split), [], []
     if path.is_file():
         if path.suffix == ".parquet":
-            return _read_parquet(path), []
+            return _read_parquet(path), [], []
         if path.suffix == ".jsonl":
             return _read_jsonl(path)
-        return _read_json(path), []
+        return _read_json(path), [], []
     if isinstance(source, str) and HUB_ID.match(source):
-        return _read_hub(source, split), []
+        return _read_hub(source, split), [], []
     raise DatasetError(f"{source}: no such file or folder, and not a Hugging Face id (owner/name[:split])")
 
 
@@ -89,24 +94,30 @@ def _read_parquet(path: Path) -> list[dict]:
         raise DatasetError(f"{path}: not a readable parquet file: {exc}") from exc
 
 
-def _read_jsonl(path: Path) -> tuple[list[Any], list[RowError]]:
+def _read_jsonl(path: Path) -> tuple[list[Any], list[RowError], list[int]]:
     rows: list[Any] = []
-    errors = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
-        if not line.strip():
+    errors, lines = [], []
+    for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+        if not raw.strip():
             continue
+        lines.append(number)
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            errors.append(RowError(row=len(rows), message=f"line {number + 1} is not JSON: {exc}"))
+            rows.append(json.loads(raw.decode("utf-8")))
+        except UnicodeDecodeError as exc:
+            errors.append(
+                RowError(row=len(rows), line=number, message=f"not UTF-8 text: {exc.reason} at byte {exc.start}")
+            )
             rows.append(None)  # keeps row numbers aligned with the other rows
-    return rows, errors
+        except (json.JSONDecodeError, RecursionError) as exc:
+            errors.append(RowError(row=len(rows), line=number, message=f"not JSON: {exc}"))
+            rows.append(None)
+    return rows, errors, lines
 
 
 def _read_json(path: Path) -> list[Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise DatasetError(f"{path}: not JSON: {exc}") from exc
     if isinstance(data, list):
         return data
@@ -158,15 +169,36 @@ def _check(item: Any) -> tuple[dict[str, Any], str | None]:
     if not isinstance(item, dict):
         return {}, f"not an object but {type(item).__name__}"
     row = {key: _plain(value) for key, value in item.items()}
-    missing = [key for key in REQUIRED if not isinstance(row.get(key), str) or not row[key].strip()]
+    missing = [key for key in REQUIRED if row.get(key) is None or (isinstance(row[key], str) and not row[key].strip())]
     if missing:
         return row, f"missing or empty {', '.join(missing)}"
+    mistyped = [f"{key} (a {type(row[key]).__name__})" for key in REQUIRED if not isinstance(row[key], str)]
+    if mistyped:
+        return row, f"must be text: {', '.join(mistyped)}"
+    unusable = _unusable_id(row["instance_id"])
+    if unusable:
+        return row, f"instance_id {row['instance_id'][:80]!r} {unusable}"
     for key in TEST_LISTS:
         tests, problem = _test_list(row.get(key))
         if problem:
             return row, f"{key} {problem}"
         row[key] = tests
     return row, None
+
+
+MAX_ID = 200
+"""Characters: an instance id names folders and files (task repositories, ground truth, run folders)."""
+
+
+def _unusable_id(instance_id: str) -> str | None:
+    """Why an instance id cannot name a folder, or None: ids become folder names (see export.safe_name)."""
+    if instance_id.strip() in (".", ".."):
+        return "names no folder of its own (. or ..)"
+    if any(ord(char) < 32 or ord(char) == 127 for char in instance_id):
+        return "holds a control character"
+    if len(instance_id) > MAX_ID:
+        return f"is longer than {MAX_ID} characters"
+    return None
 
 
 def _test_list(value: Any) -> tuple[list[str], str | None]:
@@ -176,7 +208,7 @@ def _test_list(value: Any) -> tuple[list[str], str | None]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return [], "is a string that is not a JSON list"
     if not isinstance(value, list) or not all(isinstance(test, str) for test in value):
         return [], "must be a list of test ids"

@@ -20,6 +20,7 @@ from typing import Any
 from repoanchor.evals.harness import eval_script, instance_env
 from repoanchor.evals.harness.container_run import run_in_tree
 from repoanchor.evals.harness.instance_env import EnvSpec
+from repoanchor.evals.harness.patch_guard import unsafe_paths
 from repoanchor.evals.harness.venv_build import locked, venv_variables
 from repoanchor.evals.harness.verdict import (
     Grade,
@@ -38,7 +39,11 @@ __all__ = [
     "patched_files", "reset_test_files", "run_command", "run_pre_install", "run_tests",
 ]  # fmt: skip
 
-APPLY_COMMANDS = (["git", "apply", "--verbose"], ["patch", "--batch", "--fuzz=5", "-p1"])
+# GNU patch keeps no .orig backups and discards rejects: a failed apply leaves no litter in the tree.
+APPLY_COMMANDS = (
+    ["git", "apply", "--verbose"],
+    ["patch", "--batch", "--fuzz=5", "-p1", "--no-backup-if-mismatch", "--reject-file=-"],
+)
 
 
 def _run(args: list[str], cwd: Path, stdin: str | None = None) -> tuple[int, str]:
@@ -47,7 +52,13 @@ def _run(args: list[str], cwd: Path, stdin: str | None = None) -> tuple[int, str
 
 
 def apply_patch(workdir: Path, patch: str) -> tuple[bool, str]:
-    """Apply `patch` with SWE-bench's fallbacks; (applied, log). `patch` may leave .rej files on failure."""
+    """Apply `patch` with SWE-bench's fallbacks; (applied, log). `patch` may leave .rej files on failure.
+
+    A patch reaching out of the tree or into `.git` (see `patch_guard.unsafe_paths`) is refused untouched: GNU
+    patch, the last fallback, would write there."""
+    refused = unsafe_paths(patch)
+    if refused:
+        return False, "refused: the patch reaches where no patch may go:\n" + "\n".join(refused) + "\n"
     logs = []
     for command in APPLY_COMMANDS:
         code, log = _run(command, workdir, patch)

@@ -14,6 +14,11 @@ from typing import Literal, NamedTuple
 
 from repoanchor.perturb.files import is_test_file
 
+_PATH_LINE = re.compile(
+    r"^(?:diff --git a/(?P<a>.+?) b/(?P<b>.+)|--- (?:a/)?(?P<old>.+)|\+\+\+ (?:b/)?(?P<new>.+)|"
+    r"(?:rename|copy) (?:from|to) (?P<moved>.+))$"
+)
+
 Policy = Literal["strip", "refuse", "keep"]
 POLICIES: tuple[str, ...] = ("strip", "refuse", "keep")
 PYTEST_CONFIG = {"pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini"}
@@ -96,3 +101,41 @@ def guard(patch: str, policy: Policy = "strip") -> Guarded:
     if policy == "refuse":
         return Guarded(patch, touched, True)
     return Guarded("".join(kept), touched, False)
+
+
+def unsafe_paths(patch: str) -> list[str]:
+    """Why `patch` may not be applied at all, one line per problem: a path that is absolute, climbs out with
+    `..`, or reaches into a `.git` folder (a hook written there runs at the next git command, on the host),
+    or a new symlink that points out of the tree. Only file headers are read (a hunk line is content)."""
+    problems = set()
+    for _, section in file_diffs(patch):
+        lines = section.splitlines()
+        end = next((i for i, line in enumerate(lines) if line.startswith(("@@", "GIT binary patch"))), len(lines))
+        for line in lines[:end]:
+            match = _PATH_LINE.match(line)
+            path = next((v for v in match.groupdict().values() if v), "") if match else ""
+            path = path.strip().strip('"')
+            if not path or path == "/dev/null":
+                continue
+            parts = PurePosixPath(path).parts
+            if path.startswith("/") or ".." in parts:
+                problems.add(f"{path}: outside the repository")
+            elif any(part.lower() == ".git" for part in parts):
+                problems.add(f"{path}: inside .git")
+        if "new file mode 120000" in lines[:end] and end + 1 < len(lines) and lines[end + 1].startswith("+"):
+            link, target = _path(section), lines[end + 1][1:].strip()
+            if _escapes(link, target):
+                problems.add(f"{link}: a symlink to {target}, out of the repository")
+    return sorted(problems)
+
+
+def _escapes(link: str, target: str) -> bool:
+    """Whether a symlink at `link` (repository-relative) pointing to `target` resolves outside the repository."""
+    if target.startswith("/"):
+        return True
+    depth = len(PurePosixPath(link).parts) - 1  # folders above the link, inside the repository
+    for part in PurePosixPath(target).parts:
+        depth += -1 if part == ".." else (0 if part == "." else 1)
+        if depth < 0:
+            return True
+    return False

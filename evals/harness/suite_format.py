@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from repoanchor.evals.harness.tasks import Task, TaskError
 
@@ -52,26 +52,38 @@ def read_suite_tasks(suite: Path) -> list[SuiteTask]:
     if not path.is_file():
         raise TaskError(f"{suite}: not a suite folder (no {TASKS_FILE})")
     tasks = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
+    for number, raw in enumerate(path.read_bytes().splitlines(), 1):
+        if not raw.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TaskError(f"{path}:{number}: not JSON: {exc}") from exc
+            row = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            raise TaskError(f"{path}:{number}: not JSON text: {exc}") from exc
+        if not isinstance(row, dict):
+            raise TaskError(f"{path}:{number}: a row must be an object, not {type(row).__name__}")
         leaked = [field for field in HIDDEN_FIELDS if field in row]
         if leaked:
             raise TaskError(f"{path}:{number}: agent-visible row carries ground truth fields {leaked}")
-        tasks.append(SuiteTask.model_validate(row))
+        try:
+            tasks.append(SuiteTask.model_validate(row))
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'row'}: {e['msg']}" for e in exc.errors())
+            raise TaskError(f"{path}:{number}: {problems}") from None
     return tasks
 
 
 def as_task(suite: Path, row: SuiteTask) -> Task:
-    """The runnable task: the row's issue text on its repository in the suite folder."""
+    """The runnable task: the row's issue text on its repository in the suite folder (never outside it)."""
+    repo = (suite / row.repoanchor_repo).resolve()
+    if not repo.is_relative_to(Path(suite).resolve()):
+        raise TaskError(
+            f"{suite / TASKS_FILE}: task {row.instance_id!r}: repoanchor_repo {row.repoanchor_repo!r} leads out of "
+            "the suite folder"
+        )
     return Task(
         instance_id=row.instance_id,
         problem_statement=row.problem_statement,
-        repo=(suite / row.repoanchor_repo).resolve(),
+        repo=repo,
         base_commit=row.base_commit,
         source_repo=getattr(row, "repo", None),
         version=None if getattr(row, "version", None) is None else str(row.version),

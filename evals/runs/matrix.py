@@ -128,7 +128,7 @@ class MatrixConfig(BaseModel):
         path = Path(path)
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             raise MatrixConfigError(f"{path}: cannot read the config: {exc}") from exc
         if not isinstance(data, dict):
             raise MatrixConfigError(f"{path}: expected a mapping of fields at the top level")

@@ -282,5 +282,6 @@ def _collect(out: Path, loaded, kind: str, assign: dict | None = None) -> tuple[
             shutil.rmtree(out / "repos" / safe_name(item["task_id"]), ignore_errors=True)
             (out / "ground_truth" / f"{safe_name(item['task_id'])}.json").unlink(missing_ok=True)
     for error in loaded.errors:
-        rejected.append(rejection({"instance_id": error.instance_id}, kind, "dataset", error.message, line=error.row))
+        where = {"line": error.line} if error.line else {"row": error.row}
+        rejected.append(rejection({"instance_id": error.instance_id}, kind, "dataset", error.message, **where))
     return tasks, rejected, {"instance_seconds": seconds}, environments

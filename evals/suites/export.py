@@ -31,8 +31,9 @@ VISIBLE_FIELDS = ("repo", "problem_statement", "hints_text", "created_at", "vers
 
 
 def safe_name(task_id: str) -> str:
-    """A task id usable as one folder name."""
-    return re.sub(r"[^\w.-]", "_", task_id)
+    """A task id usable as one folder name: never `.` or `..`, never read as a command option (`-x`)."""
+    name = re.sub(r"[^\w.-]", "_", task_id)
+    return f"_{name}" if name in (".", "..") or name.startswith("-") else name
 
 
 def remove_stale_temporaries(folder: Path) -> list[Path]:

@@ -59,6 +59,8 @@ def read_trajectory(path: str | Path) -> Trajectory:
         raise TrajectoryError(path, "empty file")
     try:
         document = json.loads(text)
+    except RecursionError:
+        raise TrajectoryError(path, "JSON nested too deeply to read") from None
     except json.JSONDecodeError as exc:
         # A JSON-lines event stream fails as one document with "Extra data" right after its first line.
         if exc.msg == "Extra data":
@@ -83,6 +85,8 @@ def _json_lines(path: Path, text: str) -> list[Any]:
             continue
         try:
             values.append(json.loads(line))
+        except RecursionError:
+            raise TrajectoryError(path, f"line {line_number}: JSON nested too deeply to read") from None
         except json.JSONDecodeError as exc:
             raise TrajectoryError(path, f"line {line_number} is not valid JSON (truncated stream?): {exc.msg}") from exc
     return values
@@ -190,7 +194,7 @@ def read_mini_swe_agent(path: str | Path, data: dict[str, Any]) -> Trajectory:
                 function = call.get("function") or {}
                 try:
                     arguments = json.loads(function.get("arguments") or "{}")
-                except json.JSONDecodeError:
+                except (json.JSONDecodeError, RecursionError, TypeError):  # kept as given: the call is still a step
                     arguments = {"raw_arguments": function.get("arguments")}
                 reply = tool_replies.get(call.get("id"))
                 _add_action(trajectory, turn, arguments, str(function.get("name") or "bash"), reply)

@@ -150,7 +150,7 @@ def load(path: str | Path) -> Trajectory:
     """Read a file written by `save`; raises `TrajectoryError` on bad JSON or another schema version."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise TrajectoryError(path, f"cannot read a normalised trajectory: {exc}") from exc
     if not isinstance(data, dict) or data.get("format") != TRAJECTORY_FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__

@@ -91,14 +91,14 @@ def test_malformed_jsonl_rows_are_reported_and_the_rest_load(tmp_path):
     loaded = load_dataset(path)
     assert [row["instance_id"] for row in loaded.rows] == ["ok-1"]
     messages = [str(error) for error in loaded.errors]
-    assert messages[0].startswith("row 1: line 2 is not JSON")
+    assert messages[0].startswith("line 2: not JSON")  # the file's own line numbers, 1-based
     assert messages[1:] == [
-        "no-patch: missing or empty patch",
-        "bad-f2p: FAIL_TO_PASS is a string that is not a JSON list",
-        "row 4: missing or empty instance_id",
-        "ok-1: duplicate instance_id",
-        "ok-2: PASS_TO_PASS is missing",
-        "row 7: not an object but list",
+        "line 3 (no-patch): missing or empty patch",
+        "line 4 (bad-f2p): FAIL_TO_PASS is a string that is not a JSON list",
+        "line 5: missing or empty instance_id",
+        "line 6 (ok-1): duplicate instance_id",
+        "line 7 (ok-2): PASS_TO_PASS is missing",
+        "line 8: not an object but list",
     ]
 
 
@@ -126,7 +126,7 @@ def test_parquet_with_list_columns(tmp_path):
     loaded = load_dataset(tmp_path / "d.parquet")
     assert loaded.rows[0]["FAIL_TO_PASS"] == ["t::x"]
     assert loaded.rows[0]["PASS_TO_PASS"] == ["t::y"]
-    assert [str(e) for e in loaded.errors] == ["b: missing or empty repo"]
+    assert [str(e) for e in loaded.errors] == ["row 1 (b): missing or empty repo"]
 
 
 def test_save_to_disk_folder(tmp_path):
