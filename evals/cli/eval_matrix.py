@@ -46,8 +46,9 @@ def eval_command(
     2 on a bad config.
     """
     from repoanchor.evals.runs.executors import make_executor
+    from repoanchor.evals.runs.fingerprint import StaleResults
     from repoanchor.evals.runs.matrix import MatrixConfig, MatrixConfigError
-    from repoanchor.evals.runs.run_matrix import StaleResults, run_matrix
+    from repoanchor.evals.runs.run_matrix import run_matrix
     from repoanchor.scaffolds.models.pricing import UnpricedModel
 
     try:

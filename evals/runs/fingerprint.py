@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -80,3 +81,22 @@ def changed(recorded: dict | None, current: dict[str, str]) -> list[str]:
     if not recorded:
         return ["fingerprint (none recorded)"]
     return [name for name, value in current.items() if recorded.get(name) != value]
+
+
+class StaleResults(ValueError):
+    """Finished units whose fingerprint differs from what this config would run now."""
+
+
+def refuse_stale(out: Path, results: dict[str, dict], prints: dict[str, dict[str, str]]) -> None:
+    """Reusing a result made with other settings would mix two experiments in one table: refuse, saying what
+    changed, unless the caller asked to redo everything."""
+    stale = {unit_id: changed(record.get("fingerprint"), prints[unit_id]) for unit_id, record in results.items()}
+    stale = {unit_id: parts for unit_id, parts in stale.items() if parts}
+    if not stale:
+        return
+    counts = Counter(part for parts in stale.values() for part in parts)
+    what = ", ".join(f"{part} ({count} unit{'s' if count > 1 else ''})" for part, count in sorted(counts.items()))
+    raise StaleResults(
+        f"{len(stale)} finished unit(s) in {out} were made with other settings; changed: {what}; "
+        f"e.g. {next(iter(stale))}. Rerun with --redo to run everything again, or use another out folder"
+    )

@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.runs.executors import Executor
-from repoanchor.evals.runs.fingerprint import changed, fingerprints
+from repoanchor.evals.runs.fingerprint import fingerprints, refuse_stale
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.matrix_display import Display
 from repoanchor.perturb.atomic import write_atomic
@@ -108,25 +108,6 @@ def run_matrix(config: MatrixConfig, *, executor: Executor, redo: bool = False, 
     summary.wall_seconds = round(time.monotonic() - started, 3)
     write_json_atomic(config.out / "summary.json", summary.model_dump())
     return summary
-
-
-class StaleResults(ValueError):
-    """Finished units whose fingerprint differs from what this config would run now."""
-
-
-def refuse_stale(out: Path, results: dict[str, dict], prints: dict[str, dict[str, str]]) -> None:
-    """Reusing a result made with other settings would mix two experiments in one table: refuse, saying what
-    changed, unless the caller asked to redo everything."""
-    stale = {unit_id: changed(record.get("fingerprint"), prints[unit_id]) for unit_id, record in results.items()}
-    stale = {unit_id: parts for unit_id, parts in stale.items() if parts}
-    if not stale:
-        return
-    counts = Counter(part for parts in stale.values() for part in parts)
-    what = ", ".join(f"{part} ({count} unit{'s' if count > 1 else ''})" for part, count in sorted(counts.items()))
-    raise StaleResults(
-        f"{len(stale)} finished unit(s) in {out} were made with other settings; changed: {what}; "
-        f"e.g. {next(iter(stale))}. Rerun with --redo to run everything again, or use another out folder"
-    )
 
 
 def remove_leftovers(out: Path, results: dict[str, dict]) -> None:

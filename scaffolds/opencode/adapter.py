@@ -30,7 +30,8 @@ from pathlib import Path
 from repoanchor.scaffolds.environments.docker_container import container_environment
 from repoanchor.scaffolds.environments.local import Environment
 from repoanchor.scaffolds.models.model import ModelConfig, redact
-from repoanchor.scaffolds.models.relay import ModelRelay, classify
+from repoanchor.scaffolds.models.relay import ModelRelay
+from repoanchor.scaffolds.models.relay_handler import classify
 from repoanchor.scaffolds.opencode.process import (
     FORWARD_PORT,
     HOME,

@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 
 from repoanchor.evals.cli.eval_matrix import eval_command
 from repoanchor.evals.runs.executors import LocalPool, make_executor
+from repoanchor.evals.runs.fingerprint import StaleResults
 from repoanchor.evals.runs.matrix import MatrixConfig, MatrixConfigError, expand, unit_ids
-from repoanchor.evals.runs.run_matrix import StaleResults, run_matrix
+from repoanchor.evals.runs.run_matrix import run_matrix
 from repoanchor.scaffolds.models.pricing import UnpricedModel
 from repoanchor.scaffolds.models.scripted_server import ScriptedServer
 from tests.support.bug_repo import ISSUE, make_bug_repo

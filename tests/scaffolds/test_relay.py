@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.scaffolds.models.relay import SOCKET_USER, ModelRelay, classify
+from repoanchor.scaffolds.models.relay import SOCKET_USER, ModelRelay
+from repoanchor.scaffolds.models.relay_handler import classify
 from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 
 BODY = json.dumps({"model": "scripted", "messages": [{"role": "user", "content": "hi"}]})
