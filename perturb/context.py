@@ -27,6 +27,8 @@ class ProjectInfo:
     """Class name -> names bound in its body, over every module of the project."""
     class_bases: dict[str, list[str]] = field(default_factory=dict)
     """Class name -> last dotted component of each base, over every module of the project."""
+    enumerated: set[str] = field(default_factory=set)
+    """Classes whose members some code of the project, tests included, enumerates (`project.enumerated_classes`)."""
 
 
 @dataclass

@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 
 from repoanchor.perturb.context import ProjectInfo
+from repoanchor.perturb.files import python_files
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -101,9 +102,87 @@ def _last_name(expr: ast.expr) -> str | None:
     return None
 
 
+ENUMERATORS = frozenset({"dir", "vars", "getmembers", "getmembers_static"})
+"""Calls that list an object's members (builtins and `inspect`'s); `X.__dict__` is the other way."""
+
+
+class _Enumerations(ast.NodeVisitor):
+    """Names of the classes whose members are listed: `dir(C)`, `vars(obj)` with `obj = C(...)` in the same
+    function, `self.__dict__`/`dir(type(self))` in C's own methods, `inspect.getmembers(C)`..."""
+
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+        self.classes: list[str] = []
+        self.instances: list[dict[str, str]] = [{}]
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.classes.append(node.name)
+        self.generic_visit(node)
+        self.classes.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.instances.append({})
+        self.generic_visit(node)
+        self.instances.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        made = _last_name(node.value.func) if isinstance(node.value, ast.Call) else None
+        for target in node.targets:
+            if made and isinstance(target, ast.Name):
+                self.instances[-1][target.id] = made
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if _last_name(node.func) in ENUMERATORS and node.args:
+            self._listed(node.args[0])
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr == "__dict__":
+            self._listed(node.value)
+        self.generic_visit(node)
+
+    def _listed(self, expr: ast.expr) -> None:
+        own = self.classes[-1] if self.classes else None
+        if isinstance(expr, ast.Call) and _last_name(expr.func) == "type":  # type(self)
+            expr = expr.args[0] if expr.args else expr
+        if isinstance(expr, ast.Attribute) and expr.attr == "__class__":  # self.__class__
+            expr = expr.value
+        if isinstance(expr, ast.Name) and expr.id in ("self", "cls") and own:
+            self.found.add(own)
+        elif isinstance(expr, ast.Name):
+            self.found.add(self.instances[-1].get(expr.id, expr.id))
+        elif (name := _last_name(expr)) is not None:
+            self.found.add(name)
+
+
+def enumerated_classes(tree: ast.AST) -> set[str]:
+    """The classes whose members code in `tree` lists (see `_Enumerations`); a generic helper's `vars(obj)`
+    on an unknown object names no class (an accepted risk: it could be any)."""
+    visitor = _Enumerations()
+    visitor.visit(tree)
+    return visitor.found
+
+
+def enumeration_index(root: Path) -> set[str]:
+    """`enumerated_classes` over every Python file of the tree, tests included (a test may walk a class)."""
+    found: set[str] = set()
+    for rel in python_files(root, include_tests=True)[0]:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                found |= enumerated_classes(ast.parse((root / rel).read_bytes()))
+        except (SyntaxError, ValueError, RecursionError):
+            continue  # reported as skipped by the engine where it matters
+    return found
+
+
 def project_info(root: Path, files: list[str], *, index_classes: bool, python: str | None = None) -> ProjectInfo:
     """`python` ("3.9"): the one interpreter the variant must run under, instead of the declared minimum."""
     info = ProjectInfo(min_python=tuple(map(int, python.split(".")[:2])) if python else min_python(root))
     if index_classes:
         info.class_members, info.class_bases = class_index(root, files)
+        info.enumerated = enumeration_index(root)
     return info

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from repoanchor.evals.harness import eval_script
 from repoanchor.evals.suites.instance import Work, build_task, instance_seed
 from repoanchor.evals.suites.remap import Rejected
 from repoanchor.perturb.sampler import sampler
@@ -20,6 +21,7 @@ from repoanchor.perturb.sampler.build import apply_config
 from repoanchor.perturb.sampler.keywords import KeywordConfig, KeywordError, extract_keywords
 from repoanchor.perturb.transforms import REPOMIRAGE_IDS, SPT_IDS
 from repoanchor.perturb.tree import ApplyConfig
+from repoanchor.scaffolds.records import InfraError
 
 Kind = Literal["perturb", "spt", "extend"]
 
@@ -70,7 +72,7 @@ def mirage_config(work: Work, config: SuiteConfig, seed: int) -> ApplyConfig:
         seed=seed,
         workers=1,  # instances already run in parallel; nested pools would only oversubscribe
         check_interpreters=config.check_interpreters,
-        options=suite_options(config.options),
+        options=suite_options(config.options, work.row),
         python=work.python_version,
     )
 
@@ -80,11 +82,23 @@ SUITE_OPTIONS = {"runtime-target-masking": {"collection": "pytest-options"}}
 instance's test command, so only pytest's own options can make it collect every module."""
 
 
-def suite_options(options: dict[str, dict]) -> dict[str, dict]:
+def suite_options(options: dict[str, dict], row: dict | None = None) -> dict[str, dict]:
+    """The transforms' options for an instance: the suite's defaults, the instance's test command (masking
+    refuses where it collects every module, e.g. `--doctest-modules`), then the config's own."""
     merged = {name: dict(values) for name, values in SUITE_OPTIONS.items()}
+    command = _test_command(row) if row else None
+    if command:
+        merged["runtime-target-masking"]["test_command"] = command
     for name, values in options.items():
         merged[name] = {**merged.get(name, {}), **values}
     return merged
+
+
+def _test_command(row: dict) -> str | None:
+    try:
+        return eval_script.command_for(row)
+    except InfraError:  # no command known: the tree's own pytest configuration still counts
+        return None
 
 
 def build_spt(work: Work, config: SuiteConfig) -> None:

@@ -3,15 +3,28 @@
 Only single-operator comparisons whose operands cannot run code with visible side effects
 when evaluated (names, attribute chains, literals and arithmetic over them): swapping the
 operands swaps their evaluation order, so a call on either side is refused.
+
+``a < b`` calls ``a.__lt__(b)`` and ``b > a`` calls ``b.__gt__(a)``: for types whose comparisons build
+objects (symbolic expressions, arrays, query builders) the two differ (``StrictLessThan(-oo, x)`` vs
+``StrictGreaterThan(x, -oo)``). So a site is kept only where the result is the same call either way:
+- [literal] one operand is a number or string literal: a builtin's comparison with a foreign object
+  returns NotImplemented, and Python then makes exactly the other operand's call (a subclass of the
+  builtin is asked first in both spellings), so ``x < 0`` and ``0 > x`` both call ``x.__lt__(0)``;
+- [proven numbers] otherwise astroid must prove both operands builtin numbers, as operand-permute does
+  (an uninferable operand, a parameter for instance, is refused: "rich comparison").
 """
 
 from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
+from astroid import nodes as an
+from astroid.context import _invalidate_cache
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
+from repoanchor.perturb.transform_checks import node_spans
+from repoanchor.perturb.transforms.operand_permute import NUMERIC, _astroid_spans, _parse, _Refused, _types
 
 MIRROR = {
     cst.LessThan: cst.GreaterThan,
@@ -31,6 +44,8 @@ SIDE_EFFECT_FREE = m.OneOf(
     m.Subscript(),
 )
 EFFECTFUL = m.OneOf(m.Call(), m.Await(), m.Yield(), m.NamedExpr(), m.Lambda(), m.GeneratorExp())
+NUMBER = m.Integer() | m.Float() | m.Imaginary()
+LITERAL = NUMBER | m.SimpleString() | m.ConcatenatedString() | m.UnaryOperation(m.Minus() | m.Plus(), NUMBER)
 
 
 def _pure(node: cst.BaseExpression) -> bool:
@@ -62,8 +77,42 @@ def _swap(site: Site, original: cst.Comparison, updated: cst.Comparison) -> cst.
     )
 
 
+def _literal_side(node: cst.Comparison) -> bool:
+    return m.matches(node.left, LITERAL) or m.matches(node.comparisons[0].comparator, LITERAL)
+
+
+def _proven_numbers(module: cst.Module, ctx: FileContext, sites: list[Site]) -> list[Site]:
+    """The sites whose two operands astroid proves builtin numbers; the others are skipped, saying why."""
+    text, spans = node_spans(module, [site.node for site in sites])
+    if (tree := _parse(ctx, text)) is None:
+        return []
+    compares = _astroid_spans(tree, text, an.Compare)
+    kept = []
+    for site in sites:
+        compare = compares.get(spans[id(site.node)])
+        try:
+            if compare is None:
+                raise _Refused("unmapped site: astroid has no comparison at this position")
+            for operand in (compare.left, compare.ops[0][1]):
+                if not _types(operand) <= set(NUMERIC):
+                    raise _Refused(f"non-numeric operand: {operand.as_string()}")
+            kept.append(site)
+        except _Refused as why:
+            ctx.skip(f"rich comparison: no literal operand, and {why}", site)
+    return kept
+
+
 class ComparisonSwap(SiteTransform):
     id = "comparison-swap"
     description = "Mirror a single <, >, <=, >= comparison: a < b becomes b > a."
     collector = _Collector
     rewrite = staticmethod(_swap)
+
+    def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
+        sites = super().candidates(module, ctx)
+        others = [site for site in sites if not _literal_side(site.node)]
+        try:
+            proven = {id(site) for site in _proven_numbers(module, ctx, others)} if others else set()
+        finally:
+            _invalidate_cache()  # astroid's global inference cache would keep every file's tree alive
+        return [site for site in sites if _literal_side(site.node) or id(site) in proven]

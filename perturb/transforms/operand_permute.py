@@ -74,16 +74,16 @@ def _spine(node: cst.BaseExpression, limit: int = MAX_CHAIN + 1) -> int:
     return 1 + _spine(node.left, limit - 1) if limit and isinstance(node, cst.BinaryOperation) and not node.lpar else 0
 
 
-def _astroid_spans(tree: an.Module, text: str) -> dict[tuple[int, int], an.BinOp]:
-    """Each binary operation by character span; ast columns count UTF-8 bytes."""
+def _astroid_spans(tree: an.Module, text: str, kind: type = an.BinOp) -> dict[tuple[int, int], an.NodeNG]:
+    """Each node of `kind` (binary operations by default) by character span; ast columns count UTF-8 bytes."""
     lines = _NEWLINE.split(text)
     starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
 
     def offset(line: int, column: int) -> int:
         return starts[line - 1] + len(lines[line - 1].encode()[:column].decode())
 
-    binops = tree.nodes_of_class(an.BinOp)
-    return {(offset(n.lineno, n.col_offset), offset(n.end_lineno, n.end_col_offset)): n for n in binops}
+    found = tree.nodes_of_class(kind)
+    return {(offset(n.lineno, n.col_offset), offset(n.end_lineno, n.end_col_offset)): n for n in found}
 
 
 def _an_int(node: an.Call | an.AssignName, context=None) -> Iterator[bases.Instance]:

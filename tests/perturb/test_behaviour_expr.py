@@ -336,3 +336,44 @@ def test_split_literal_evaluates_back_at_every_cut(text):
 )
 def test_split_spelling(spelled: str, cut: int, expected: str):
     assert _split_at(f"VALUE = {spelled}\n", cut) == f"VALUE = {expected}\n"
+
+
+RICH = '''
+class Sym:
+    """Comparisons build objects, as symbolic expressions do (SymPy's StrictLessThan and friends)."""
+    def __init__(self, name):
+        self.name = name
+    def __repr__(self):
+        return self.name
+    def __lt__(self, other):
+        return f"Lt({self!r}, {other!r})"
+    def __gt__(self, other):
+        return f"Gt({self!r}, {other!r})"
+    def __le__(self, other):
+        return f"Le({self!r}, {other!r})"
+    def __ge__(self, other):
+        return f"Ge({self!r}, {other!r})"
+
+
+def relations(x, lo):
+    return [x < lo, lo >= x, x < 0, 0 <= x, -1 > x, x >= 2.5, "a" < x]
+
+
+RESULT = relations(Sym("x"), Sym("lo"))
+'''
+
+
+def test_comparison_swap_gives_the_same_objects_for_types_whose_comparisons_build_them():
+    """Swapping `x < lo` would call lo.__gt__(x) and build Gt(lo, x) instead of Lt(x, lo): refused. With a literal
+    operand the builtin answers NotImplemented and the object's own method runs in both spellings: kept."""
+    result = transform_source(RICH.encode(), "pkg/mod.py", [PassSpec("comparison-swap")], seed=0, fraction=1.0)
+    changed = result.new_source.decode()
+    assert "0 > x" in changed
+    assert "x >= 0" in changed
+    assert "x < lo" in changed
+    assert "lo >= x" in changed
+    before, after = {}, {}
+    exec(compile(RICH, "before", "exec"), before)
+    exec(compile(changed, "after", "exec"), after)
+    assert after["RESULT"] == before["RESULT"]
+    assert before["RESULT"][2] == "Lt(x, 0)"

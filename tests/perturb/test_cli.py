@@ -82,7 +82,7 @@ def test_validate_exit_codes_through_the_console_script(tmp_path: Path):
     exe = Path(sys.executable).with_name("repoanchor")
     same = tmp_path / "same"
     subprocess.run(
-        [str(exe), "perturb", "apply", str(src), str(same), "-t", "comparison-swap", "--fraction", "1"],
+        [str(exe), "perturb", "apply", str(src), str(same), "-t", "if-else-swap", "--fraction", "1"],
         check=True,
         capture_output=True,
     )

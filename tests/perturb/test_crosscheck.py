@@ -13,8 +13,8 @@ from repoanchor.perturb.validation.compile_check import installed_interpreters
 
 # A PEP 614 decorator (any expression, Python 3.9+) parses under 3.11 with feature_version=(3, 8),
 # but Python 3.8 itself rejects it: only running the old interpreter catches this.
-NEW_SYNTAX = "@hooks[0].register\ndef f(a, b):\n    return a if a < b else b\n"
-PLAIN = "def g(a, b):\n    return a if a < b else b\n"
+NEW_SYNTAX = "@hooks[0].register\ndef f(a, b):\n    return a if a < 0 else b\n"
+PLAIN = "def g(a, b):\n    return a if a < 0 else b\n"
 
 
 @pytest.mark.skipif(not installed_interpreters([(3, 8)]), reason="needs a working python3.8 (pyenv)")

@@ -110,3 +110,25 @@ def test_same_seed_is_byte_identical_and_different_seeds_differ(toolz_tree: Path
     assert tree_a != tree_c
     assert meta_a != meta_c
     assert json.loads(meta_a)["summary"]
+
+
+def test_dead_method_leaves_alone_a_class_a_test_walks(tmp_path: Path):
+    """A test that lists every attribute of a class (here `vars(Shape)`) would see the new method: the project's
+    enumeration index, tests included, keeps dead-method off that class and its subclasses."""
+    src = tmp_path / "src"
+    (src / "pkg").mkdir(parents=True)
+    (src / "tests").mkdir()
+    (src / "pkg" / "__init__.py").write_text("")
+    (src / "pkg" / "shapes.py").write_text(
+        "class Shape:\n    sides = 0\n\n\nclass Square(Shape):\n    sides = 4\n\n\nclass Label:\n    text = ''\n"
+    )
+    (src / "tests" / "test_shapes.py").write_text(
+        "from pkg.shapes import Shape\n\n\ndef test_only_sides():\n"
+        "    assert [n for n in vars(Shape) if not n.startswith('_')] == ['sides']\n"
+    )
+    report = apply_tree(src, tmp_path / "out", ApplyConfig(["dead-method"], fraction=1.0, keywords=["outline"]))
+    skipped = [o.reason for o in report.outcomes if isinstance(o, Skipped) and o.file == "pkg/shapes.py"]
+    assert sum("enumerated: the members of Shape are listed" in reason for reason in skipped) == 2  # Shape, Square
+    changed = (tmp_path / "out" / "pkg" / "shapes.py").read_text()
+    assert changed.count("def outline(") == 1  # Label only
+    assert changed.index("def outline(") > changed.index("class Label")

@@ -55,7 +55,8 @@ _PATH_TAIL = re.compile(r"[/\\]([A-Za-z_]\w*)\.py(?!\w)")
 the folder name retries at every letter of every word: 10x slower on sympy's 28 MB of text)."""
 _FOLDER_BEFORE = re.compile(r"([A-Za-z_][\w.-]*)$")
 _TOKEN_START = re.compile(r"[\s\"'(<\[=]")
-_DOCTEST = re.compile(r"doctest[-_]modules")
+DOCTEST_MODULES = re.compile(r"doctest[-_]modules")
+"""pytest's option (or ini key) that imports every module it finds: decoys and hidden modules included."""
 _SHADOW = r"{}\.(?:[\w-]+\.)?(?:so|pyd)"
 
 
@@ -89,7 +90,7 @@ def survey_tree(root: Path, *, pytest_options_only: bool = False) -> TreeSurvey:
             if ".py" in text:
                 survey.path_refs.update(path_references(text))
             options = pytest_section(name, text) if pytest_options_only else text
-            if here == root and name in PYTEST_CONFIGS and _DOCTEST.search(options):
+            if here == root and name in PYTEST_CONFIGS and DOCTEST_MODULES.search(options):
                 survey.doctest_config = name
     return survey
 

@@ -47,7 +47,7 @@ import libcst as cst
 
 from repoanchor.perturb.engine import run_with_big_stack
 from repoanchor.perturb.mirage.masking.decoys import Decoy, make_decoys
-from repoanchor.perturb.mirage.masking.eligibility import TreeSurvey, refusal, survey_tree
+from repoanchor.perturb.mirage.masking.eligibility import DOCTEST_MODULES, TreeSurvey, refusal, survey_tree
 from repoanchor.perturb.mirage.masking.forwarder import forwarder_source
 from repoanchor.perturb.mirage.masking.names import hidden_name, module_name
 from repoanchor.perturb.naming import identifiers_in
@@ -72,6 +72,9 @@ class RuntimeTargetMasking:
         if not modules:
             return
         survey = survey_tree(ctx.root, pytest_options_only=pytest_options_only)
+        command = str(ctx.options.get("test_command") or "")
+        if not survey.doctest_config and DOCTEST_MODULES.search(command):
+            survey.doctest_config = f"the test command ({command[:120]})"
         base = ctx.rng.getrandbits(64)
         for module in sorted(modules):
             reason = _refusal(ctx, module, survey)
