@@ -142,3 +142,44 @@ def test_apply_that_rewrites_nothing_exits_3_and_says_why(tmp_path: Path):
     assert "dead-method: no keyword" in result.stderr
     assert (out / "pkg" / "mod.py").read_text() == SRC
     assert json.loads(result.stdout)["files_changed"] == 0
+
+
+SOURCE_CHECK = """from pathlib import Path
+
+from pkg import mod
+
+
+def test_pick():
+    assert mod.pick(1, 2) == 1
+
+
+def test_the_module_reads_as_written():  # any rewrite of pkg/mod.py changes this test's outcome
+    assert Path(mod.__file__).read_text().startswith("def pick(a, b):\\n    if a < b:")
+"""
+
+
+def test_check_catalogue_lists_each_changed_test_with_the_sites_near_it_and_resumes(tmp_path: Path):
+    src = _project(tmp_path / "src")
+    (src / "tests" / "test_mod.py").write_text(SOURCE_CHECK)
+    out = tmp_path / "out"
+    cmd = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider tests"
+    args = ["perturb", "check-catalogue", str(src), str(out), "--test-cmd", cmd, "--no-stacks", "--repeat", "1"]
+    args += ["-t", "if-else-swap", "-t", "while-unroll"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1, result.output  # if-else-swap rewrote pkg/mod.py: the source check fails
+    rows = {row["name"]: row for row in json.loads(result.stdout)["rows"]}
+    assert (rows["if-else-swap"]["changed"], rows["if-else-swap"]["tests_compared"]) == (1, 2)
+    assert (rows["while-unroll"]["sites"], rows["while-unroll"]["changed"]) == (0, 0)  # no loop to unroll
+    table = (out / "catalogue.md").read_text()
+    assert "`tests.test_mod::test_the_module_reads_as_written` passed → failed" in table
+    # the site rewritten in the module the test imports
+    assert "pkg/mod.py pick/If#1: `if a < b: …` → `if not (a < b): …`" in table
+    untouched = (out / "rows" / "if-else-swap.json").stat().st_mtime_ns
+    (out / "rows" / "while-unroll.json").unlink()
+    again = runner.invoke(app, args)
+    assert again.exit_code == 1
+    assert (out / "rows" / "if-else-swap.json").stat().st_mtime_ns == untouched  # read back, not rerun
+    assert (out / "rows" / "while-unroll.json").is_file()
+    assert (
+        json.loads(again.stdout)["rows"] == json.loads(result.stdout)["rows"][:1] + json.loads(again.stdout)["rows"][1:]
+    )

@@ -1,0 +1,164 @@
+"""The catalogue validated the way Jagged Frontier validated it: each transform alone at phi = 1.0 on every
+eligible file of a real project, the project's own tests run on both trees, every changed test listed.
+
+One variant per transform (and per stack: the 14 SPTs, all 17), each compared with a baseline run `repeat`
+times (tests whose outcome varies there are flaky and left out). A changed test is listed with the sites
+rewritten in the project files its test module imports, the likely place of the break. Every variant's row
+is a file under OUT/rows/, written when it is done: a rerun skips what is there, so a killed check resumes.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+
+from repoanchor.perturb.atomic import write_atomic
+from repoanchor.perturb.results import Applied
+from repoanchor.perturb.transforms import REPOMIRAGE_IDS, SPT_IDS
+from repoanchor.perturb.tree import ApplyConfig, apply_tree
+from repoanchor.perturb.validation.validate import Baseline, run_baseline, validate
+
+STACKS = {"all-14-spt": list(SPT_IDS), "all-17": [*SPT_IDS, *REPOMIRAGE_IDS]}
+KEYWORDS = {"dead-method": ["describe_state"], "dead-string-assign": ["state is not ready"]}
+"""Keyword-bound transforms need names; these collide with nothing common (`--keyword` replaces them)."""
+
+
+@dataclass
+class CatalogueRow:
+    name: str
+    transforms: list[str]
+    files_changed: int = 0
+    sites: int = 0
+    tests_compared: int = 0
+    changed: int = 0
+    missing: int = 0
+    added: int = 0
+    flaky: int = 0
+    compile_errors: int = 0
+    infra_error: str | None = None
+    seconds: float = 0.0
+    changed_tests: list[dict] = field(default_factory=list)
+    """{test, original, variant, sites: [{file, where, before, after}]} for each test whose outcome moved."""
+
+
+def plan(transforms: list[str] | None = None, stacks: bool = True) -> dict[str, list[str]]:
+    """Variant name -> its passes: each transform alone, then the stacks."""
+    chosen = {name: [name] for name in (transforms or [*SPT_IDS, *REPOMIRAGE_IDS])}
+    return {**chosen, **(STACKS if stacks else {})}
+
+
+def check_catalogue(
+    src: Path, out: Path, test_cmd: str, *, transforms: list[str] | None = None, stacks: bool = True,
+    repeat: int = 2, timeout: float = 1800, keywords: dict[str, list[str]] | None = None,
+    on_row: Callable[[CatalogueRow], None] | None = None,
+) -> list[CatalogueRow]:  # fmt: skip
+    """Every planned variant's row (read back where a run already wrote it); tables in OUT."""
+    src, out = Path(src).resolve(), Path(out).resolve()
+    (out / "rows").mkdir(parents=True, exist_ok=True)
+    baseline: Baseline | None = None
+    rows = []
+    for name, passes in plan(transforms, stacks).items():
+        path = out / "rows" / f"{name}.json"
+        if path.is_file():
+            row = CatalogueRow(**json.loads(path.read_text(encoding="utf-8")))
+        else:
+            baseline = baseline or run_baseline(src, test_cmd, repeat=repeat, timeout=timeout)
+            row = _check_one(src, out / "trees" / name, name, passes, test_cmd, baseline, timeout, keywords)
+            write_atomic(path, json.dumps(asdict(row), indent=1) + "\n")
+        rows.append(row)
+        if on_row:
+            on_row(row)
+    write_tables(out, rows)
+    return rows
+
+
+def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords) -> CatalogueRow:
+    started = time.monotonic()
+    shutil.rmtree(tree, ignore_errors=True)  # what a killed run left
+    given = {t: list((keywords or KEYWORDS).get(t, [])) for t in passes if t in KEYWORDS}
+    config = ApplyConfig(list(passes), fraction=1.0, file_fraction=1.0, seed=0, transform_keywords=given)
+    report = apply_tree(src, tree, config)
+    applied = [o for o in report.outcomes if isinstance(o, Applied)]
+    row = CatalogueRow(name, list(passes), files_changed=len(report.changed_files))
+    row.sites = sum(len(o.sites) for o in applied)
+    checked = validate(src, tree, test_cmd, baseline=baseline, timeout=timeout)
+    row.tests_compared, row.flaky, row.infra_error = checked.n_compared, len(checked.flaky), checked.infra_error
+    row.changed, row.missing, row.added = len(checked.changed), len(checked.missing), len(checked.added)
+    row.compile_errors = len(checked.compile_errors)
+    for change in checked.changed:
+        row.changed_tests.append({**change, "sites": _sites_near(src, change["test"], applied)})
+    shutil.rmtree(tree, ignore_errors=True)
+    row.seconds = round(time.monotonic() - started, 2)
+    return row
+
+
+def _sites_near(src: Path, test_id: str, applied: list[Applied]) -> list[dict]:
+    """The rewritten sites in the project files the test's module imports (by module path)."""
+    test_file = _test_file(src, test_id)
+    imported = _imported_modules(test_file) if test_file else set()
+    near = []
+    for outcome in applied:
+        module = ".".join(PurePosixPath(outcome.file).with_suffix("").parts).removesuffix(".__init__")
+        if any(module == name or module.endswith(f".{name}") or name.endswith(f".{module}") for name in imported):
+            near += [{"file": outcome.file, **asdict(site)} for site in outcome.sites]
+    return near[:50]
+
+
+def _test_file(src: Path, test_id: str) -> Path | None:
+    """The file of a junit test id: `tests/test_x.py::name`, or pytest's dotted class name `tests.test_x.TestY`."""
+    head = test_id.split("::")[0]
+    if head.endswith(".py"):
+        return src / head if (src / head).is_file() else None
+    parts = head.split(".")
+    for end in range(len(parts), 0, -1):  # drop class names from the right until a file is found
+        candidate = src.joinpath(*parts[:end]).with_suffix(".py")
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imported_modules(path: Path) -> set[str]:
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+COLUMNS = ("name", "files_changed", "sites", "tests_compared", "changed", "missing", "added", "flaky", "seconds")
+
+
+def _line(code: str) -> str:
+    """A site's code on one table line: its first line, marked when there is more."""
+    first, _, rest = code.strip().partition("\n")
+    return first[:80] + (" …" if rest or len(first) > 80 else "")
+
+
+def write_tables(out: Path, rows: list[CatalogueRow]) -> None:
+    """catalogue.md (one line per variant, then each changed test with its nearby sites) and catalogue.csv."""
+    lines = ["| " + " | ".join(COLUMNS) + " | infra |", "|" + "---|" * (len(COLUMNS) + 1)]
+    for row in rows:
+        values = [str(getattr(row, column)) for column in COLUMNS]
+        lines.append("| " + " | ".join(values) + f" | {row.infra_error or ''} |")
+    for row in rows:
+        for change in row.changed_tests:
+            lines.append(f"\n- **{row.name}**: `{change['test']}` {change['original']} → {change['variant']}")
+            for site in change["sites"]:
+                rewrite = f"`{_line(site['before'])}` → `{_line(site['after'])}`"
+                lines.append(f"  - {site['file']} {site['where']}: {rewrite}")
+    write_atomic(out / "catalogue.md", "\n".join(lines) + "\n")
+    csv = [",".join(COLUMNS + ("infra_error",))]
+    csv += [",".join([*(str(getattr(r, c)) for c in COLUMNS), json.dumps(r.infra_error or "")]) for r in rows]
+    write_atomic(out / "catalogue.csv", "\n".join(csv) + "\n")
