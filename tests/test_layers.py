@@ -24,8 +24,8 @@ ALLOWED = {
 }
 # Inside evals, rooms stack the same way: the harness (datasets, tasks, environments, grading), the
 # environment images built for it, suites built on it, runs (matrix, executors, grading of finished runs),
-# analysis over their records, then the demo and the one command line on top.
-EVALS_LAYERS = ("harness", "images", "suites", "runs", "analysis", "demo", "cli")
+# analysis over their records, the ecosystem's formats (interop), then the demo and the one command line on top.
+EVALS_LAYERS = ("harness", "images", "suites", "runs", "analysis", "interop", "demo", "cli")
 
 
 def module_name(path: Path) -> str:

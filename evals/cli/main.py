@@ -229,6 +229,36 @@ def analyze(
     raise typer.Exit(1 if summary["errors"] else 0)
 
 
+export_app = typer.Typer(help="Write our runs in the ecosystem's formats.", no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("preds")
+def export_preds(
+    run: Annotated[Path, typer.Argument(help="A run matrix: its YAML file or its `out` folder (holding matrix.json).")],
+    out: Annotated[
+        Path, typer.Option(help="Folder for one predictions JSONL per model x scaffold x condition x repeat.")
+    ],
+    include_variants: Annotated[
+        bool,
+        typer.Option(help="Also Perturb/SPT/Extend units, under their task ids (their patches fit the variant only)."),
+    ] = False,
+) -> None:
+    """SWE-bench predictions files (instance_id, model_name_or_path, model_patch) for the official harness.
+
+    Only original-suite units by default: a perturbed task's patch applies to its variant, not to the
+    dataset's repository. Units left out are counted by reason in the printed summary."""
+    from repoanchor.evals.interop.predictions import export_predictions
+    from repoanchor.evals.runs.matrix import MatrixConfigError
+
+    try:
+        summary = export_predictions(run, out, include_variants=include_variants)
+    except MatrixConfigError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    typer.echo(json.dumps(summary, indent=1))
+
+
 @app.command()
 def results(
     runs: Annotated[

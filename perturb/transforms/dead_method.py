@@ -36,10 +36,10 @@ from functools import partial
 import libcst as cst
 import libcst.matchers as m
 
+from repoanchor.perturb.class_lineage import EMPTY, Lineage
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTransform
 from repoanchor.perturb.transform_checks import dotted_name
-from repoanchor.perturb.transforms._lineage import EMPTY, Lineage
 
 SAFE_DECORATORS = frozenset({"dataclass", "total_ordering", "final", "define", "frozen", "s", "attrs"})
 SOFT_KEYWORDS = frozenset(keyword.softkwlist) | {"_", "case", "match", "type"}

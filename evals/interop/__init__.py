@@ -1,0 +1,1 @@
+"""The ecosystem's formats in and out (SWE-bench predictions)."""
