@@ -42,6 +42,10 @@ class CatalogueRow:
     compile_errors: int = 0
     infra_error: str | None = None
     seconds: float = 0.0
+    apply_seconds: float = 0.0
+    """Of `seconds`: writing the variant (parse, transform, emit, compile checks)."""
+    test_seconds: float = 0.0
+    """Of `seconds`: the variant's test run (the baseline's runs are shared by every row)."""
     changed_tests: list[dict] = field(default_factory=list)
     """{test, original, variant, sites: [{file, where, before, after}]} for each test whose outcome moved."""
 
@@ -83,6 +87,7 @@ def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords) -
     given = {t: list((keywords or KEYWORDS).get(t, [])) for t in passes if t in KEYWORDS}
     config = ApplyConfig(list(passes), fraction=1.0, file_fraction=1.0, seed=0, transform_keywords=given)
     report = apply_tree(src, tree, config)
+    applied_at = time.monotonic()
     applied = [o for o in report.outcomes if isinstance(o, Applied)]
     row = CatalogueRow(name, list(passes), files_changed=len(report.changed_files))
     row.sites = sum(len(o.sites) for o in applied)
@@ -90,6 +95,8 @@ def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords) -
     row.tests_compared, row.flaky, row.infra_error = checked.n_compared, len(checked.flaky), checked.infra_error
     row.changed, row.missing, row.added = len(checked.changed), len(checked.missing), len(checked.added)
     row.compile_errors = len(checked.compile_errors)
+    row.apply_seconds = round(applied_at - started, 2)
+    row.test_seconds = round(float(checked.durations.get("variant") or 0.0), 2)
     for change in checked.changed:
         row.changed_tests.append({**change, "sites": _sites_near(src, change["test"], applied)})
     shutil.rmtree(tree, ignore_errors=True)
@@ -137,7 +144,10 @@ def _imported_modules(path: Path) -> set[str]:
     return names
 
 
-COLUMNS = ("name", "files_changed", "sites", "tests_compared", "changed", "missing", "added", "flaky", "seconds")
+COLUMNS = (
+    "name", "files_changed", "sites", "tests_compared", "changed", "missing", "added", "flaky", "seconds",
+    "apply_seconds", "test_seconds",
+)  # fmt: skip
 
 
 def _line(code: str) -> str:
