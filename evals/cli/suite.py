@@ -103,6 +103,11 @@ def build(
     summary = {k: str(v) if isinstance(v, Path) else v for k, v in vars(report).items()}
     summary["rejections"] = rejection_summary(report.out)
     typer.echo(json.dumps(summary, indent=2))
+    if report.instances == 0:
+        typer.echo(
+            f"error: {dataset} holds no readable row: the suite has no task (see {report.out}/rejected.jsonl)", err=True
+        )
+        raise typer.Exit(1)
     if report.tasks == 0 and report.instances > 0:
         rejected = f"all {report.instances} instance(s) were rejected"
         typer.echo(f"error: the {report.kind} suite has no task: {rejected}", err=True)
@@ -134,10 +139,17 @@ def validate(
     PASS_TO_PASS pass before the remapped gold patch, all pass after) or the family validator on
     the ground-truth solution (Extend). Prints a JSON summary.
     """
+    from repoanchor.evals.harness.tasks import TaskError
     from repoanchor.evals.suites.check import validate_suite
 
-    summary = validate_suite(suite, workers=workers, cache_dir=venv_cache, provider=provider)
+    try:
+        summary = validate_suite(suite, workers=workers, cache_dir=venv_cache, provider=provider)
+    except (TaskError, ValueError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
     typer.echo(json.dumps(summary, indent=2))
+    if not summary["tasks"]:
+        typer.echo(f"error: {suite} holds no task: nothing was validated", err=True)
     raise typer.Exit(0 if summary["ok"] else 1)
 
 

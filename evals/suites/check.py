@@ -18,6 +18,7 @@ from pathlib import Path
 
 from repoanchor.evals.harness.container_run import choose_provider
 from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, read_suite_tasks
+from repoanchor.evals.harness.tasks import TaskError
 from repoanchor.evals.suites.export import safe_name, sha256_file, tree_id
 from repoanchor.evals.suites.pool import run_parallel
 from repoanchor.evals.suites.remap import Rejected
@@ -40,7 +41,14 @@ def validate_suite(
 ) -> dict:
     """A JSON-ready summary; `ok` is False when any task fails. `provider`: where tests run (see suite_env)."""
     suite = Path(suite).resolve()
-    manifest = json.loads((suite / MANIFEST_FILE).read_text())
+    if not (suite / MANIFEST_FILE).is_file():
+        raise TaskError(
+            f"{suite}: not a built suite folder (no {MANIFEST_FILE}); build one with `repoanchor suite build`"
+        )
+    try:
+        manifest = json.loads((suite / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TaskError(f"{suite / MANIFEST_FILE}: not JSON: {exc}") from None
     hashes, timeout = manifest.get("hashes", {}), manifest.get("config", {}).get("timeout", 1800.0)
     jobs = [
         CheckJob(suite, row.instance_id, row.repoanchor_repo, cache_dir, hashes, timeout, provider)
@@ -56,7 +64,7 @@ def validate_suite(
         "tasks": len(results),
         "passed": len(results) - len(failed),
         "failed": failed,
-        "ok": not failed,
+        "ok": bool(results) and not failed,  # a suite of no task proves nothing
     }
 
 

@@ -109,3 +109,23 @@ def test_a_variant_with_no_rewritten_site_is_rejected_saying_why(tmp_path):
         perturb_pair(tmp_path / "original", tmp_path / "with-gold", config, tmp_path / "v", tmp_path / "v-gold")
     assert rejected.value.stage == "perturb"
     assert rejected.value.reason == "no site was rewritten: if-else-swap: empty (1), no candidate sites (1)"
+
+
+def test_an_empty_dataset_or_suite_is_no_success_and_a_missing_suite_is_named(tmp_path):
+    from typer.testing import CliRunner
+
+    from repoanchor.evals.cli.suite import app
+
+    (tmp_path / "empty.jsonl").write_text("")
+    built = CliRunner().invoke(app, ["build", str(tmp_path / "empty.jsonl"), "--out", str(tmp_path / "s")])
+    assert built.exit_code == 1
+    assert "holds no readable row: the suite has no task" in built.output
+    checked = CliRunner().invoke(app, ["validate", str(tmp_path / "s")])
+    assert checked.exit_code == 1
+    assert '"ok": false' in checked.stdout
+    assert "holds no task: nothing was validated" in checked.output
+    (tmp_path / "nothing").mkdir()
+    missing = CliRunner().invoke(app, ["validate", str(tmp_path / "nothing")])
+    assert missing.exit_code == 2
+    assert "not a built suite folder (no manifest.json)" in missing.output
+    assert "Traceback" not in missing.output
