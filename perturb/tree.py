@@ -90,12 +90,27 @@ def apply_tree(
     _check_paths(src, out)
     for transform in config.transforms:
         get_transform_class(transform)  # fail fast on an unknown id, before any copying
+    check_options(config)
     copy_source_tree(src, out)
     try:
         return _apply_copied(src, out, config, progress)
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)
         raise
+
+
+def check_options(config: ApplyConfig) -> None:
+    """Options name a selected transform and keys it reads (`option_names`); anything else would be ignored
+    in silence, so it is an error naming the option."""
+    selected = {get_transform_class(t).id for t in config.transforms}
+    for name, values in config.options.items():
+        if name not in selected:
+            raise ValueError(f"options for {name}, which is not among the transforms ({', '.join(sorted(selected))})")
+        known = getattr(get_transform_class(name), "option_names", frozenset())
+        unknown = sorted(set(values) - known)
+        if unknown:
+            takes = f"known: {', '.join(sorted(known))}" if known else "it takes no options"
+            raise ValueError(f"{name}: unknown option(s) {', '.join(unknown)}; {takes}")
 
 
 def _check_paths(src: Path, out: Path) -> None:

@@ -72,7 +72,7 @@ def mirage_config(work: Work, config: SuiteConfig, seed: int) -> ApplyConfig:
         seed=seed,
         workers=1,  # instances already run in parallel; nested pools would only oversubscribe
         check_interpreters=config.check_interpreters,
-        options=suite_options(config.options, work.row),
+        options={k: v for k, v in suite_options(config.options, work.row).items() if k in config.transforms},
         python=work.python_version,
     )
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from repoanchor.evals.cli.main import app
@@ -183,3 +184,19 @@ def test_check_catalogue_lists_each_changed_test_with_the_sites_near_it_and_resu
     assert (
         json.loads(again.stdout)["rows"] == json.loads(result.stdout)["rows"][:1] + json.loads(again.stdout)["rows"][1:]
     )
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (["-t", "runtime-target-masking", "--option", "runtime-target-masking.zzz=1"], "unknown option(s) zzz; known:"),
+        (["-t", "for-to-while", "--option", "for-to-while.zzz=1"], "for-to-while: unknown option(s) zzz; it takes no"),
+        (["-t", "for-to-while", "--option", "proxy-imports.depth=2"], "options for proxy-imports, which is not among"),
+    ],
+)
+def test_apply_refuses_options_it_would_ignore(tmp_path: Path, options, said):
+    src = _project(tmp_path / "src")
+    result = runner.invoke(app, ["perturb", "apply", str(src), str(tmp_path / "out"), *options])
+    assert result.exit_code == 2, result.output
+    assert said in " ".join(result.output.split())
+    assert not (tmp_path / "out").exists()  # refused before anything was written

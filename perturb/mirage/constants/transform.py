@@ -56,6 +56,7 @@ VERSION_STEMS = {"_version", "__version__", "version", "__about__", "_about", "a
 
 
 class ConstantExternalization(ModuleByModule):
+    option_names = frozenset({"keep_trivial"})
     id: ClassVar[str] = "constant-externalization"
     description: ClassVar[str] = "move literal constants to JSON resources loaded at import, under plausible keys"
 

@@ -65,6 +65,7 @@ class RuntimeTargetMasking:
     description = "Move a module's code to a hidden sibling that the module's file runs; add decoys never imported."
     keyword_bound = False
     scope = "tree"
+    option_names = frozenset({"decoys", "collection", "test_command"})
 
     def apply_tree(self, ctx: TreeContext, modules: list[str]) -> None:
         count = decoy_count(ctx.options)

@@ -32,6 +32,7 @@ _EMPTY = cst.Module(body=[])
 
 
 class ProxyImports(ModuleByModule):
+    option_names = frozenset({"depth", "fanout"})
     id: ClassVar[str] = "proxy-imports"
     description: ClassVar[str] = "route imports through chains of proxy modules (same names, same objects)"
 
