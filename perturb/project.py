@@ -60,23 +60,31 @@ def _requires_python(root: Path) -> str | None:
     return None
 
 
-def class_index(root: Path, files: list[str]) -> tuple[dict[str, set[str]], dict[str, list[str]]]:
-    """Class name -> member names and base names over `files`; same-named classes are merged."""
-    members: dict[str, set[str]] = {}
-    bases: dict[str, list[str]] = {}
+def _parsed(root: Path, files: list[str]):
+    """(rel, ast) of each file that parses; the others are reported as skipped by the engine where it matters."""
     for rel in files:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                tree = ast.parse((root / rel).read_bytes())
+                yield rel, ast.parse((root / rel).read_bytes())
         except (SyntaxError, ValueError, RecursionError):
-            continue  # such files are reported as skipped by the engine; they define nothing we can index
+            continue
+
+
+def class_index(root: Path, files: list[str]) -> tuple[dict[str, set[str]], dict[str, list[str]], set[str]]:
+    """Class name -> member names and base names over `files` (same-named classes are merged), and the classes
+    whose members those files list (`enumerated_classes`), from one parse of each file."""
+    members: dict[str, set[str]] = {}
+    bases: dict[str, list[str]] = {}
+    enumerated: set[str] = set()
+    for _, tree in _parsed(root, files):
+        enumerated |= enumerated_classes(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 members.setdefault(node.name, set()).update(_body_names(node.body))
                 known = bases.setdefault(node.name, [])
                 known.extend(b for b in (_last_name(e) for e in node.bases) if b and b not in known)
-    return members, bases
+    return members, bases, enumerated
 
 
 def _body_names(body: list[ast.stmt]) -> set[str]:
@@ -166,23 +174,17 @@ def enumerated_classes(tree: ast.AST) -> set[str]:
     return visitor.found
 
 
-def enumeration_index(root: Path) -> set[str]:
-    """`enumerated_classes` over every Python file of the tree, tests included (a test may walk a class)."""
-    found: set[str] = set()
-    for rel in python_files(root, include_tests=True)[0]:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                found |= enumerated_classes(ast.parse((root / rel).read_bytes()))
-        except (SyntaxError, ValueError, RecursionError):
-            continue  # reported as skipped by the engine where it matters
-    return found
+def enumeration_index(root: Path, indexed: list[str]) -> set[str]:
+    """`enumerated_classes` over the tree's other Python files (tests included: a test may walk a class);
+    `indexed` were already read by `class_index`."""
+    others = sorted(set(python_files(root, include_tests=True)[0]) - set(indexed))
+    return set().union(*(enumerated_classes(tree) for _, tree in _parsed(root, others)))
 
 
 def project_info(root: Path, files: list[str], *, index_classes: bool, python: str | None = None) -> ProjectInfo:
     """`python` ("3.9"): the one interpreter the variant must run under, instead of the declared minimum."""
     info = ProjectInfo(min_python=tuple(map(int, python.split(".")[:2])) if python else min_python(root))
     if index_classes:
-        info.class_members, info.class_bases = class_index(root, files)
-        info.enumerated = enumeration_index(root)
+        info.class_members, info.class_bases, enumerated = class_index(root, files)
+        info.enumerated = enumerated | enumeration_index(root, files)
     return info

@@ -107,10 +107,10 @@ def prepare(
     if provider not in ("local", "image"):
         raise ValueError(f"unknown environment provider {provider!r}; expected 'local' or 'image'")
     named = image or row.get("image")
-    if own_trees and named and not container_run.is_env_image(named):
-        named = None
     if provider == "image" and named and not container_run.is_env_image(named):
-        return image_env(row, named)
+        if not own_trees:
+            return image_env(row, named)
+        named = None  # found by its labels instead
     checkout(source_repo(row, repo, repo_cache), row["base_commit"], workdir)
     if provider == "image":
         return container_run.env_image_spec(row, named)

@@ -53,12 +53,17 @@ def _path(section: str) -> str:
     """The file a section changes: its `+++ b/` line, or `--- a/` for a deletion, or the `diff --git` line's
     b/ path (a binary diff, a mode change). Only the header is read, never the hunks."""
     lines = section.splitlines()
-    header = lines[: next((i for i, line in enumerate(lines) if line.startswith("@@")), len(lines))]
+    header = lines[: _header_end(lines)]
     for prefix in ("+++ b/", "--- a/"):
         for line in header:
             if line.startswith(prefix):
                 return line[len(prefix) :].strip()
     return lines[0].rsplit(" b/", 1)[-1].strip() if " b/" in lines[0] else ""
+
+
+def _header_end(lines: list[str]) -> int:
+    """Where a file section's header ends: at its first hunk or binary payload."""
+    return next((i for i, line in enumerate(lines) if line.startswith(("@@", "GIT binary patch"))), len(lines))
 
 
 def why_guarded(path: str, section: str) -> str | None:
@@ -110,7 +115,7 @@ def unsafe_paths(patch: str) -> list[str]:
     problems = set()
     for _, section in file_diffs(patch):
         lines = section.splitlines()
-        end = next((i for i, line in enumerate(lines) if line.startswith(("@@", "GIT binary patch"))), len(lines))
+        end = _header_end(lines)
         for line in lines[:end]:
             match = _PATH_LINE.match(line)
             path = next((v for v in match.groupdict().values() if v), "") if match else ""

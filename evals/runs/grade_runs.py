@@ -53,66 +53,52 @@ def grade_unit(
         return {**record, "graded": False, "resolved": None, "reason": f"not graded: unit {result.get('status')}"}
     truth = ground_truth(unit)
     patch = unit_patch(folder, result)
-    scratch = Path(tempfile.mkdtemp(prefix="grade-", dir=scratch_root))
-    failpoint("grade.scratch-made", unit.unit_id)
-    try:
-        if truth.get("extend"):
-            verdict = _grade_extend(unit, truth, patch, scratch, cache_dir, provider, test_edits)
-        else:
-            verdict = _grade_swebench(unit, truth, patch, scratch, cache_dir, provider, test_edits)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return {**record, "graded": True, "patch_lines": len(patch.splitlines()), **verdict}
-
-
-def _grade_swebench(
-    unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str, test_edits: Policy
-) -> dict:
-    from repoanchor.evals.suites.validate import clone, suite_env
-
-    guarded = guard(patch, test_edits)  # the tests and what steers them are the grader's, not the candidate's
-    edits = {"test_edit_policy": test_edits, "test_edits": guarded.touched}
+    graded = {**record, "graded": True, "patch_lines": len(patch.splitlines())}
+    # The tests and what steers them are the grader's, not the candidate's (Extend's families run them too).
+    guarded = guard(patch, test_edits)
+    graded |= {"test_edit_policy": test_edits, "test_edits": guarded.touched}
     if guarded.refused:
-        return {"resolved": False, "status": "patch_touches_tests", **edits, "provider": None}
+        return {**graded, "resolved": False, "status": "patch_touches_tests", "provider": None}
     chosen, fallback = choose_provider(truth["row"], provider)
     if fallback:
         warn_once(fallback)
+    scratch = Path(tempfile.mkdtemp(prefix="grade-", dir=scratch_root))
+    failpoint("grade.scratch-made", unit.unit_id)
+    try:
+        grader = _grade_extend if truth.get("extend") else _grade_swebench
+        verdict = grader(unit, truth, guarded.patch, scratch, cache_dir, chosen)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {**graded, **verdict, "provider": chosen, "provider_note": fallback}
+
+
+def _grade_swebench(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str) -> dict:
+    from repoanchor.evals.suites.validate import clone, suite_env
+
     check = clone(Path(unit.task.repo), scratch / "check")
-    env = suite_env(truth, check, cache_dir, chosen, private_venv=scratch / "venv")
-    run = run_tests(check, truth["row"], guarded.patch, env)
+    env = suite_env(truth, check, cache_dir, provider, private_venv=scratch / "venv")
+    run = run_tests(check, truth["row"], patch, env)
     result = grade(truth["row"], run.outcomes, run.status)
-    where = {"provider": chosen, "image": env.image, "provider_note": fallback}
     verdict = {"resolved": result.resolved, "status": result.status, **result.model_dump(include={"f2p", "p2p"})}
-    return {**verdict, **edits, **where}
+    return {**verdict, "image": env.image}
 
 
-def _grade_extend(
-    unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str, test_edits: Policy
-) -> dict:
+def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str) -> dict:
     from repoanchor.evals.harness.grading import apply_patch
     from repoanchor.evals.suites.extend import validate_extend
     from repoanchor.evals.suites.extend.suite import extend_task_from_truth
     from repoanchor.evals.suites.validate import clone
 
-    guarded = guard(patch, test_edits)  # the families run the project's tests too
-    edits = {"test_edit_policy": test_edits, "test_edits": guarded.touched}
-    if guarded.refused:
-        return {"resolved": False, "status": "patch_touches_tests", **edits, "provider": None}
-    chosen, fallback = choose_provider(truth["row"], provider)
-    if fallback:
-        warn_once(fallback)
     worktree = clone(Path(unit.task.repo), scratch / "check")
-    patch = guarded.patch
     applied, log = apply_patch(worktree, patch) if patch.strip() else (True, "")  # git alone, on the host
     if not applied:
-        return {"resolved": False, "status": "patch_apply_failed", "reasons": [log[-2000:]], **edits}
+        return {"resolved": False, "status": "patch_apply_failed", "reasons": [log[-2000:]]}
     task, grade_answer = extend_task_from_truth(
-        Path(unit.task.repo), truth, scratch, cache_dir, chosen, private_venv=scratch / "venv"
+        Path(unit.task.repo), truth, scratch, cache_dir, provider, private_venv=scratch / "venv"
     )
     verdict = validate_extend(task, worktree, grader=grade_answer)
     image = task.validator.image if task.validator else None
-    where = {"provider": chosen, "image": image, "provider_note": fallback}
-    return {"resolved": verdict.passed, "status": "completed", "reasons": verdict.reasons, **edits, **where}
+    return {"resolved": verdict.passed, "status": "completed", "reasons": verdict.reasons, "image": image}
 
 
 def grade_matrix(

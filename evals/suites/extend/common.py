@@ -61,7 +61,7 @@ def run_probe(settings, worktree: Path, spec: dict, roots: set[str]) -> dict:
     `test_env` (variables the project needs to import, e.g. a settings module); with `image`, the probe
     runs in a container of that environment image (`in_image`)."""
     worktree = Path(worktree).resolve()
-    if getattr(settings, "image", None):
+    if settings.image:
         try:
             return in_image.probe(worktree, spec, roots, settings, PROBE)
         except in_image.InImageError as exc:
@@ -155,7 +155,7 @@ def run_project_tests(worktree: Path, cmd: str, settings) -> dict[str, str]:
 
     `settings` (a FamiliesConfig or a ValidatorSpec): `test_env`, `test_timeout_s` and the setup step."""
     try:
-        if getattr(settings, "image", None):
+        if settings.image:
             run = in_image.project_tests(Path(worktree), cmd, settings)
         else:
             with installed(Path(worktree), settings):
