@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from pydantic import ValidationError
+
 from repoanchor.scaffolds.trajectories.opencode_events import read_opencode_events, read_opencode_export
 from repoanchor.scaffolds.trajectories.trajectory import (
     Action,
@@ -66,7 +68,12 @@ def read_trajectory(path: str | Path) -> Trajectory:
         if exc.msg == "Extra data":
             return read_opencode_events(path, _json_lines(path, text))
         raise TrajectoryError(path, _describe_json_error(exc, text)) from exc
-    return _read_document(path, document)
+    try:
+        return _read_document(path, document)
+    except ValidationError as exc:  # a field of the right name but the wrong type (an instance_id that is a dict)
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "document"
+        raise TrajectoryError(path, f"unrecognised trajectory: {where}: {first['msg']}") from None
 
 
 def _describe_json_error(exc: json.JSONDecodeError, text: str) -> str:

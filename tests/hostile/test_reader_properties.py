@@ -20,7 +20,9 @@ from repoanchor.scaffolds.steps.shell import ShellParseError, split_commands
 from repoanchor.scaffolds.trajectories.readers import read_trajectory
 from repoanchor.scaffolds.trajectories.trajectory import TrajectoryError
 
-QUICK = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Derandomized: the same examples every run, so CI does not depend on the draw (a bad case found once, e.g. an
+# instance_id that is a dict, goes into the corpus).
+QUICK = settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=5),
