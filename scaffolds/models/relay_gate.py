@@ -70,6 +70,10 @@ class Gate:
             return self._refuse(method, path, 403, f"model {str(named)[:100]!r} is not this run's ({self.model!r})")
         return None
 
+    def after_ending(self, method: str, path: str, ending: str) -> Refusal:
+        reason = f"the run already ended ({ending}: the model refused a request); no further call is forwarded"
+        return self._refuse(method, path, 400, reason)
+
     def oversized(self, method: str, path: str) -> Refusal:
         return self._refuse(method, path, 413, f"body over the cap of {self.max_body} bytes")
 

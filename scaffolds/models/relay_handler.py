@@ -58,6 +58,9 @@ def handler_for(relay) -> type[BaseHTTPRequestHandler]:
             declared = self.headers.get("Content-Length")
             length = int(declared) if declared and declared.isdigit() else None
             refusal = relay.gate.check_request(self.command, self.path, self.headers, length)
+            if refusal is None and relay.ending:
+                # The run ended at the model's refusal; a later call (OpenCode's context compaction) is not billed.
+                refusal = relay.gate.after_ending(self.command, self.path, relay.ending[0])
             if refusal is not None:
                 self.refuse(refusal)
                 return

@@ -65,6 +65,9 @@ OPENAI_BASE = "https://api.openai.com/v1"
 MESSAGE_CHARS = 2000
 POLL_SECONDS = 0.1
 DRAIN_SECONDS = 15.0
+# After the model refused a request (context window...), OpenCode writes its own `error` event and ends; it is
+# killed only once that event is in (so the trajectory shows the ending), or after this long without it.
+ENDING_GRACE_SECONDS = 10.0
 
 
 @dataclass
@@ -147,7 +150,7 @@ class OpenCode:
         lines: queue.Queue[bytes | InfraError | None] = queue.Queue()
         reader = threading.Thread(target=_read, args=(process, out / EVENTS_FILE, lines), daemon=True)
         reader.start()
-        priced, stopped_at = model.price_per_million is not None, None
+        priced, stopped_at, ended_at = model.price_per_million is not None, None, None
         while True:
             try:
                 line = lines.get(timeout=POLL_SECONDS)
@@ -170,8 +173,10 @@ class OpenCode:
             elif relay.consecutive_failures >= self.fail_after or progress.error:
                 progress.infra = progress.infra or _model_failure(relay, progress.error)
             if progress.ending and not stopped_at:
-                stopped_at = time.monotonic()
-                process.kill()
+                ended_at = ended_at or time.monotonic()
+                if progress.error or time.monotonic() - ended_at > ENDING_GRACE_SECONDS:
+                    stopped_at = time.monotonic()
+                    process.kill()
                 continue
             if progress.stop or progress.infra:
                 stopped_at = time.monotonic()

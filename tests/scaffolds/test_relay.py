@@ -127,27 +127,33 @@ def test_no_key_in_the_environment_sends_no_authorization(monkeypatch):
 
 
 def test_failures_are_observed_classified_and_reset_by_a_success(api_key):
-    replies = [Reply(status=500), Reply(status=503), Reply("fine"), Reply(status=400), Reply(status=429)]
+    replies = [Reply(status=500), Reply(status=503), Reply("fine"), Reply(status=429), Reply(status=400), Reply("x")]
     with ScriptedServer(replies) as server, ModelRelay(server.base_url) as relay:
         statuses = []
         # A 400 refuses the request itself: the agent's ending (see model_ending), no failure of the server.
-        for expected_failures in (1, 2, 0, 0, 1):
+        for expected_failures in (1, 2, 0, 1, 1):
             statuses.append(post(relay)[0])
             assert relay.consecutive_failures == expected_failures
-        assert statuses == [500, 503, 200, 400, 429]  # the scaffold sees the upstream's own answer
+        assert statuses == [500, 503, 200, 429, 400]  # the scaffold sees the upstream's own answer
         assert [call.error for call in relay.calls] == [
             "model_server_error",
             "model_server_error",
             None,
-            None,
             "model_server_error",
+            None,
         ]
-        assert [call.ending for call in relay.calls] == [None, None, None, "ModelRequestRejected", None]
+        assert [call.ending for call in relay.calls] == [None, None, None, None, "ModelRequestRejected"]
         assert relay.ending[0] == "ModelRequestRejected"
         assert relay.failures == 3
         assert relay.last_error.kind == "model_server_error"
         assert "HTTP 429" in relay.last_error.message
         assert api_key not in relay.last_error.message
+        # The run has ended: a later call (OpenCode compacting its context) is refused, never forwarded.
+        status, body = post(relay)
+        assert status == 400
+        assert "the run already ended (ModelRequestRejected" in json.loads(body)["error"]["message"]
+        assert len(server.requests) == 5
+        assert [refusal.status for refusal in relay.refusals] == [400]
 
 
 def test_a_server_that_is_down_is_unreachable():
