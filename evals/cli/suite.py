@@ -69,36 +69,86 @@ def build(
     venv_cache: Annotated[Path | None, typer.Option(help="Cache of per-repo/version test venvs.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for one test run.")] = 1800.0,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    instances: Annotated[
+        str | None,
+        typer.Option(help="Only these instances: ids 'a,b', 're:PATTERN' (re.match on the id) or a slice '0:50'."),
+    ] = None,
+    sample: Annotated[int | None, typer.Option(help="Draw N of the (filtered) instances, stratified.")] = None,
+    stratify: Annotated[
+        str | None, typer.Option(help="--sample strata: row columns, outermost first, e.g. 'repo,difficulty'.")
+    ] = None,
+    sample_seed: Annotated[int | None, typer.Option(help="Seed of the --sample draw (default: --seed).")] = None,
+    min_per_stratum: Annotated[
+        int, typer.Option(help="--sample: each outermost stratum first gets this many (or all it has).")
+    ] = 0,
+    transform: Annotated[
+        list[str] | None,
+        typer.Option("--transform", "-t", help="perturb/extend: the transforms applied; spt: the sampler's catalogue."),
+    ] = None,
+    option: Annotated[
+        list[str] | None, typer.Option(help="Transform option ID.KEY=VALUE, e.g. proxy-imports.depth=6; repeatable.")
+    ] = None,
+    keywords_model: Annotated[
+        str | None, typer.Option(help="spt: litellm model naming the keywords (default: offline extraction).")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the selection (ids, allocation table) and build nothing.")
+    ] = False,
 ) -> None:
     """Build a suite: per instance, perturb the repository, remap the gold patch, validate by tests.
+
+    Example, a reproducible stratified subset and a one-transform ablation:
+    repoanchor suite build verified.parquet --suite perturb -t proxy-imports --option proxy-imports.depth=6
+    --sample 50 --stratify repo,difficulty --seed 3 --out suites/proxy50
 
     Each task's repository is a fresh one-commit git repo holding no patch, test patch, metadata or
     seed; ground truth goes to SUITE/ground_truth/, rejected instances with their reasons to
     SUITE/rejected.jsonl, hashes and versions to SUITE/manifest.json. An interrupted build resumes
     where it stopped when rerun with the same arguments, and ends byte-identical to an unbroken one.
     """
+    from repoanchor.evals.cli.suite_options import ablation_settings, selection_from
     from repoanchor.evals.suites.build import build_suite, rejection_summary
     from repoanchor.evals.suites.kinds import SuiteConfig
+    from repoanchor.evals.suites.selection import SelectionError, select_load
 
-    if suite == "original":  # nothing to perturb or validate: the dataset's own tasks, as one-commit repositories
+    try:
+        chosen = selection_from(instances, sample, stratify, seed if sample_seed is None else sample_seed,
+                                min_per_stratum)  # fmt: skip
+        chosen_settings, sampler_fields = ablation_settings(
+            suite, transform, option, _json_option(sampler, "--sampler") or {}
+        )
+        config = None if suite == "original" else SuiteConfig(
+            kind=suite,
+            seed=seed,
+            n_variants=variants,
+            other_file_rate=other_rate,
+            fraction=fraction,
+            sampler=sampler_fields,
+            extend=_json_option(extend, "--extend"),
+            timeout=timeout,
+            keywords={"model": keywords_model} if keywords_model else None,
+            **chosen_settings,
+        )  # fmt: skip
+        if dry_run:  # what would be built: the chosen instances and the settings, nothing written
+            from repoanchor.evals.harness.datasets import load_dataset
+
+            selected = select_load(load_dataset(dataset), chosen)[1]
+            plan = {"selection": selected, "config": config.model_dump(mode="json") if config else None}
+            typer.echo(json.dumps(plan, indent=1))
+            return
+    except (SelectionError, ValueError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    if config is None:  # the original suite: the dataset's own tasks as one-commit repositories, nothing to validate
         from repoanchor.evals.suites.original import build_original_suite
 
-        typer.echo(json.dumps(build_original_suite(dataset, out, repo_cache=repo_cache), indent=2))
+        manifest = build_original_suite(dataset, out, repo_cache=repo_cache, selection=chosen)
+        typer.echo(json.dumps(manifest, indent=2))
         return
 
-    config = SuiteConfig(
-        kind=suite,
-        seed=seed,
-        n_variants=variants,
-        other_file_rate=other_rate,
-        fraction=fraction,
-        sampler=_json_option(sampler, "--sampler") or {},
-        extend=_json_option(extend, "--extend"),
-        timeout=timeout,
-    )
     report = build_suite(
         dataset, config.kind, out, provider=provider, repo_cache=repo_cache, workers=workers,
-        cache_dir=venv_cache, config=config, progress=progress,
+        cache_dir=venv_cache, config=config, progress=progress, selection=chosen,
     )  # fmt: skip
     summary = {k: str(v) if isinstance(v, Path) else v for k, v in vars(report).items()}
     summary["rejections"] = rejection_summary(report.out)

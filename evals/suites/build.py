@@ -29,6 +29,7 @@ from repoanchor.evals.suites.instance import Work, prepare
 from repoanchor.evals.suites.kinds import BUILDERS, Kind, SuiteConfig
 from repoanchor.evals.suites.pool import run_parallel
 from repoanchor.evals.suites.remap import Rejected
+from repoanchor.evals.suites.selection import Selection, select_load
 from repoanchor.perturb.atomic import write_atomic
 
 ENVIRONMENT_FIELDS = {"provider", "route", "image", "python_version", "skipped"}
@@ -78,17 +79,25 @@ def build_suite(
     config: SuiteConfig | None = None,
     progress: bool = True,
     keep_work: bool = False,
+    selection: Selection | None = None,
+    preset: dict | None = None,
 ) -> SuiteReport:
-    """Build (or finish building) the suite at `out`; `config` overrides the keyword settings."""
+    """Build (or finish building) the suite at `out`; `config` overrides the keyword settings. `selection`
+    chooses the instances; `preset` (a named protocol's settings) is recorded in the manifest as given."""
     started = time.monotonic()
     if provider not in ("local", "image"):
         raise ValueError(f"unknown provider {provider!r}; expected 'local' or 'image'")
     config = config or SuiteConfig(
         kind=kind, seed=seed, n_variants=n_variants, other_file_rate=other_file_rate, extend=extend_config
     )
-    loaded = load_dataset(dataset)
+    full = load_dataset(dataset)
+    loaded, chosen = select_load(full, selection)
     out = Path(out).resolve()
-    header = _header(dataset, loaded, config, provider)
+    header = _header(dataset, full, config, provider)
+    if chosen is not None:  # recorded only when asked, so builds without one keep their old header
+        header["selection"] = chosen
+    if preset is not None:
+        header["preset"] = preset
     _check_resume(out, header)
     cache = Path(repo_cache).resolve() if repo_cache else None
     template = InstanceJob({}, out, config, provider, cache, cache_dir, keep_work)

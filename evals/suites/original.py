@@ -16,6 +16,7 @@ from pathlib import Path
 from repoanchor.evals.harness.datasets import load_dataset
 from repoanchor.evals.harness.instance_env import source_repo
 from repoanchor.evals.suites.export import dumps, grading_row, jsonl, safe_name, task_row, tree_id
+from repoanchor.evals.suites.selection import Selection, select_load
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.variant_git import carry_version_tag, init_single_commit, tracked_files
 
@@ -33,9 +34,16 @@ def export_tree(source: Path, commit: str, dest: Path) -> None:
             subprocess.run(["git", "-C", str(source), *args], env=env, check=True, capture_output=True)
 
 
-def build_original_suite(dataset: str | Path, out: Path, *, repo_cache: Path | None = None) -> dict:
+def build_original_suite(
+    dataset: str | Path,
+    out: Path,
+    *,
+    repo_cache: Path | None = None,
+    selection: Selection | None = None,
+    preset: dict | None = None,
+) -> dict:
     """Writes SUITE/{tasks.jsonl, repos/, ground_truth/, manifest.json}; returns the manifest."""
-    loaded = load_dataset(dataset)
+    loaded, chosen = select_load(load_dataset(dataset), selection)
     out = Path(out)
     tasks, hashes = [], {}
     for row in loaded.rows:
@@ -61,5 +69,7 @@ def build_original_suite(dataset: str | Path, out: Path, *, repo_cache: Path | N
         "repos": hashes,
         "malformed_rows": [str(error) for error in loaded.errors],
     }
+    manifest |= {"selection": chosen} if chosen is not None else {}
+    manifest |= {"preset": preset} if preset is not None else {}
     write_atomic(out / "manifest.json", dumps(manifest))
     return manifest
