@@ -26,12 +26,20 @@ def eval_command(
         int | None, typer.Option(min=1, help="Units running at once (overrides the config's `workers`).")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show the progress bar and live summary on stderr.")] = True,
+    retry_infra: Annotated[
+        bool,
+        typer.Option(help="Run again the units whose result is an infrastructure error (their agent never ended)."),
+    ] = True,
 ) -> None:
     """Run a matrix: suites × scaffolds × models × conditions × repeats, one run per unit.
 
     Resumable: each unit's result is OUT/units/<unit_id>/result.json, written atomically once the unit
     has finished. Rerunning the same command skips units that have one and starts every other unit from
     a clean folder, so a killed or interrupted matrix resumes where it stopped. --redo runs them all again.
+    A unit that ended in an infrastructure error is not done: a rerun runs it again (--no-retry-infra keeps it).
+
+    Credentials are checked first: a model whose provider needs a key that is not set (e.g. OPENAI_API_KEY)
+    stops the command at once with exit 2, naming the variable.
 
     Infrastructure errors (model server unreachable or failing, engine down, a worker process dying) are
     retried up to `max_infra_retries` times; a unit still failing is recorded as infra_error and counted
@@ -48,11 +56,14 @@ def eval_command(
     from repoanchor.evals.runs.executors import make_executor
     from repoanchor.evals.runs.fingerprint import StaleResults
     from repoanchor.evals.runs.matrix import MatrixConfig, MatrixConfigError
-    from repoanchor.evals.runs.run_matrix import run_matrix
+    from repoanchor.evals.runs.run_matrix import model_configs, run_matrix
+    from repoanchor.scaffolds.models.credentials import MissingCredentials, refuse_missing_credentials
     from repoanchor.scaffolds.models.pricing import UnpricedModel
 
     try:
         matrix = MatrixConfig.load(config)
+        models, fields = model_configs(matrix)
+        refuse_missing_credentials(models, [f"{config}:{field}" for field in fields])  # before any worker starts
         if workers:
             matrix = matrix.model_copy(update={"workers": workers})
         chosen = make_executor(executor, workers=matrix.workers, address=address)
@@ -60,8 +71,9 @@ def eval_command(
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error
     try:
-        summary = run_matrix(matrix, executor=chosen, redo=redo, progress=progress)
-    except (MatrixConfigError, StaleResults, UnpricedModel) as error:  # bad suite or task, stale results, no price
+        summary = run_matrix(matrix, executor=chosen, redo=redo, progress=progress, retry_infra=retry_infra)
+    # a bad suite or task, stale results, no price, no key
+    except (MatrixConfigError, StaleResults, UnpricedModel, MissingCredentials) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error
     finally:

@@ -109,6 +109,7 @@ def run(
     from repoanchor.evals.harness.tasks import TaskError
     from repoanchor.evals.runs.run_one import RunOptions, check_options, run_task
     from repoanchor.scaffolds.environments.registry import EnvironmentConfig
+    from repoanchor.scaffolds.models.credentials import refuse_missing_credentials
     from repoanchor.scaffolds.models.model import ModelConfig
     from repoanchor.scaffolds.records import Limits
 
@@ -122,6 +123,7 @@ def run(
         raise typer.BadParameter(f"{price!r} is not INPUT,OUTPUT (e.g. 2.5,10)", param_hint="--price")
     try:
         model_config = ModelConfig(model=model, api_base=api_base, price_per_million=per_million)
+        refuse_missing_credentials([model_config], ["--model"])  # at once, before the task is even read
         loaded = load_task(task, repo, repo_cache)
         environment = EnvironmentConfig(kind=env, **({"image": image} if image else {}))
         options = RunOptions(
@@ -310,7 +312,14 @@ def demo(
     the scripted server on 127.0.0.1; every output says so.
     """
     from repoanchor.evals.demo.pipeline import run_demo
+    from repoanchor.scaffolds.models.credentials import MissingCredentials, refuse_missing_credentials
+    from repoanchor.scaffolds.models.model import ModelConfig
 
+    try:  # a real model's key is checked before the suites are built (minutes), not at the first run
+        refuse_missing_credentials([ModelConfig(model=model, api_base=api_base)] if model else [], ["--model"])
+    except MissingCredentials as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
     scaffolds = tuple(scaffold) if scaffold else ("mini-swe-agent", "opencode")
     raise typer.Exit(run_demo(out, model=model, api_base=api_base, workers=workers, scaffolds=scaffolds))
 

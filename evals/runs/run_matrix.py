@@ -22,17 +22,18 @@ import secrets
 import shutil
 import time
 from collections import Counter, deque
-from datetime import datetime, timezone
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from repoanchor.evals.harness.failpoints import failpoint
+from repoanchor.evals.runs.attempt import result_record
 from repoanchor.evals.runs.executors import Executor
 from repoanchor.evals.runs.fingerprint import fingerprints, refuse_stale
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.matrix_display import Display
 from repoanchor.perturb.atomic import write_atomic
+from repoanchor.scaffolds.models.credentials import refuse_missing_credentials
 from repoanchor.scaffolds.models.pricing import refuse_unpriced
 
 RESULT = "result.json"
@@ -83,14 +84,20 @@ def read_result(path: Path) -> dict | None:
     return record if isinstance(record, dict) and "status" in record else None
 
 
-def run_matrix(config: MatrixConfig, *, executor: Executor, redo: bool = False, progress: bool = True) -> MatrixSummary:
-    """Run every unit of `config` that has no result file (all of them with `redo`) on `executor`."""
+def run_matrix(
+    config: MatrixConfig, *, executor: Executor, redo: bool = False, progress: bool = True, retry_infra: bool = True
+) -> MatrixSummary:
+    """Run every unit of `config` that has no result file (all of them with `redo`) on `executor`.
+
+    `retry_infra`: a unit whose result is an infrastructure error (a missing key, a server down) counts as
+    not done, so a plain rerun tries it again; its agent never ended, so there is no result to keep."""
     started = time.monotonic()
+    refuse_missing_credentials(*model_configs(config))
     units = expand(config)
     root = config.out / UNITS
     prints = fingerprints(units, config.suites)
     found = {} if redo else {u.unit_id: read_result(root / u.unit_id / RESULT) for u in units}
-    results = {unit_id: record for unit_id, record in found.items() if record is not None}
+    results = {unit_id: record for unit_id, record in found.items() if counts_as_done(record, retry_infra)}
     refuse_stale(config.out, results, prints)
     refuse_unpriced(config.models, config.limits.cost, config.cost_budget)
     root.mkdir(parents=True, exist_ok=True)
@@ -108,6 +115,15 @@ def run_matrix(config: MatrixConfig, *, executor: Executor, redo: bool = False, 
     summary.wall_seconds = round(time.monotonic() - started, 3)
     write_json_atomic(config.out / "summary.json", summary.model_dump())
     return summary
+
+
+def model_configs(config: MatrixConfig) -> tuple[list, list[str]]:
+    """Each model's run configuration and the config field it comes from, for messages."""
+    return [m.config() for m in config.models], [f"models[{i}]" for i in range(len(config.models))]
+
+
+def counts_as_done(record: dict | None, retry_infra: bool) -> bool:
+    return record is not None and not (retry_infra and record["status"] == "infra_error")
 
 
 def remove_leftovers(out: Path, results: dict[str, dict]) -> None:
@@ -199,27 +215,6 @@ class Driver:
         if self.display:
             self.display.add(record)
         return False
-
-
-def result_record(unit: Unit, status: str, history: list[dict], summary: dict | None, error: str | None) -> dict:
-    costs = [entry["cost"] for entry in history if entry["cost"] is not None]
-    return {
-        "unit_id": unit.unit_id,
-        "suite": unit.suite,
-        "instance_id": unit.instance_id,
-        "scaffold": unit.scaffold,
-        "model": unit.model,
-        "condition": unit.condition,
-        "repeat": unit.repeat,
-        "status": status,
-        "exit_status": (summary or {}).get("exit_status") if status == "done" else None,
-        "infra_error": history[-1]["infra_error"] if status == "infra_error" else None,
-        "cost": sum(costs) if costs else None,
-        "attempts": history,
-        "summary": summary,
-        "error": error,
-        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
 
 
 def summarise(config: MatrixConfig, units: list[Unit], driver: Driver, already_done: int) -> MatrixSummary:

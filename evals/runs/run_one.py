@@ -23,6 +23,7 @@ from repoanchor.evals.harness.eval_script import IMAGE_REPO_DIR
 from repoanchor.evals.harness.tasks import Task, TaskError
 from repoanchor.scaffolds.environments.docker_container import BASE_IMAGE
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_environment
+from repoanchor.scaffolds.models.credentials import refuse_missing_credentials
 from repoanchor.scaffolds.models.model import ModelConfig, redact
 from repoanchor.scaffolds.models.pricing import refuse_unpriced
 from repoanchor.scaffolds.records import InfraError, Limits, RunRecord
@@ -91,7 +92,9 @@ def resolve_environment(config: EnvironmentConfig, task: Task, model: str) -> tu
 
 def check_options(options: RunOptions) -> None:
     """What a run would refuse, before it starts: an unknown scaffold or hint variant, a missing hints file, a
-    cost limit on a model without a price (ValueError or FileNotFoundError, naming the option)."""
+    cost limit on a model without a price, a provider key that is not set (ValueError or FileNotFoundError,
+    naming the option)."""
+    refuse_missing_credentials([options.model], ["--model"])
     scaffold_for(options.scaffold)
     prompts.hints(options.hints, options.hints_file)
     refuse_unpriced([options.model], options.limits.cost)
