@@ -36,20 +36,38 @@ FORMAT = "repoanchor.sampled-variant/1"
 def apply_config(batch: Batch, plan: VariantPlan, file_workers: int = 0) -> ApplyConfig:
     """The plan as `apply_tree` input: p_file per transform, Nf caps, gold targets, bound keywords."""
     config = batch.config
+    passes = keyword_passes(plan, config.keyword_passes)
     return ApplyConfig(
-        transforms=list(plan.transforms),
+        transforms=[name for names in passes.values() for name in names],
         fraction=config.phi,
         targets=list(batch.gold),
         seed=plan.seed,
         include_tests=False,
         workers=file_workers,
         check_interpreters=config.check_interpreters,
-        file_fractions=dict(plan.p_file),
-        max_files={t: config.nf for t in plan.keyword_bound},
+        file_fractions={name: plan.p_file[t] for t, names in passes.items() for name in names},
+        max_files={name: config.nf for t in plan.keyword_bound for name in passes[t]},
         options={t: dict(config.options[t]) for t in plan.transforms if t in config.options},
-        transform_keywords={t: list(plan.keywords.get(t, [])) for t in plan.keyword_bound},
+        transform_keywords={name: words for t in plan.keyword_bound for name, words in _bound(plan, t, passes[t])},
         test_patterns=tuple(config.test_patterns),
     )
+
+
+def keyword_passes(plan: VariantPlan, mode: str) -> dict[str, list[str]]:
+    """Each drawn transform's passes: itself, or with `per-keyword` one `ID@i` per keyword of a keyword-bound
+    transform (the pass label keys its own file draw and Nf cap; a transform with no keyword keeps one pass,
+    which is skipped with that reason)."""
+    passes = {t: [t] for t in plan.transforms}
+    if mode == "per-keyword":
+        for t in plan.keyword_bound:
+            words = plan.keywords.get(t, [])
+            passes[t] = [f"{t}@{i}" for i in range(len(words))] if words else [t]
+    return passes
+
+
+def _bound(plan: VariantPlan, transform: str, names: list[str]) -> list[tuple[str, list[str]]]:
+    words = list(plan.keywords.get(transform, []))
+    return [(names[0], words)] if names == [transform] else [(n, [w]) for n, w in zip(names, words, strict=True)]
 
 
 def build_variant(batch: Batch, plan: VariantPlan, file_workers: int = 0) -> dict:

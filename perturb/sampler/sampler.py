@@ -16,6 +16,7 @@ import hashlib
 import random
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -54,6 +55,12 @@ class SamplerConfig(BaseModel):
     """Per-transform hyperparameters passed through (`ApplyConfig.options`)."""
     check_interpreters: bool = True
     """Also compile changed files under the oldest and newest supported Pythons installed."""
+    keyword_passes: Literal["joint", "per-keyword"] = "joint"
+    """Keyword-bound transforms: one pass holding all their keywords, capped at Nf files (joint), or, as the
+    Jagged Frontier code does, one pass per keyword, each drawing its own files with the same p_file and each
+    capped at Nf (`per-keyword`; the passes are `ID@0`, `ID@1`, ... in the variant's metadata)."""
+    preset: dict | None = None
+    """The named protocol (`repoanchor presets show`) these settings came from, recorded as given."""
 
     @model_validator(mode="after")
     def _check(self) -> SamplerConfig:

@@ -80,6 +80,7 @@ REPOMIRAGE_IDS: tuple[str, ...] = ("proxy-imports", "runtime-target-masking", "c
 
 
 def get_transform_class(spec: str) -> type[Transform]:
+    spec = spec.partition("@")[0]  # "dead-method@1": one of several passes of a transform (one per keyword)
     path = TRANSFORMS.get(spec, spec)
     module_name, _, class_name = path.rpartition(".")
     if not module_name or (spec not in TRANSFORMS and "." not in spec):
