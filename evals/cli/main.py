@@ -10,6 +10,7 @@ import typer
 
 from repoanchor.evals.cli.eval_matrix import eval_command
 from repoanchor.evals.cli.images import app as images_app
+from repoanchor.evals.cli.interop import export_atif_command, import_command
 from repoanchor.evals.cli.perturb import app as perturb_app
 from repoanchor.evals.cli.suite import app as suite_app
 
@@ -233,6 +234,8 @@ def analyze(
 
 export_app = typer.Typer(help="Write our runs in the ecosystem's formats.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
+export_app.command("atif")(export_atif_command)
+app.command("import")(import_command)
 
 
 @export_app.command("preds")

@@ -36,6 +36,8 @@ from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.records import Limits
 from repoanchor.scaffolds.registry import SCAFFOLDS
 
+IMPORTED_SCAFFOLDS = ("swe-agent", "openhands")
+"""Harnesses whose runs `repoanchor import` brings in: a matrix may name them, nothing here runs them."""
 AD_HOC_SUITE = "tasks"
 """The suite label of tasks given directly (`tasks:`), not from a suite folder."""
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -105,7 +107,7 @@ class MatrixConfig(BaseModel):
     @classmethod
     def _known_scaffolds(cls, names: list[str]) -> list[str]:
         canonical = [ALIASES.get(name, name) for name in names]
-        unknown = [name for name in canonical if name not in SCAFFOLDS]
+        unknown = [name for name in canonical if name not in SCAFFOLDS and name not in IMPORTED_SCAFFOLDS]
         if unknown:
             raise ValueError(f"unknown scaffold(s) {unknown}; choose from {sorted(SCAFFOLDS) + sorted(ALIASES)}")
         return canonical

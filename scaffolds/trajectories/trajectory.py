@@ -19,7 +19,10 @@ TRAJECTORY_FORMAT = "repoanchor.trajectory/1"
 # which is what the step parser and a human reader need, so a batch of trajectories stays small.
 OUTPUT_EXCERPT_CHARS = 4000
 
-SourceFormat = Literal["mini-swe-agent-v1", "mini-swe-agent-v2", "opencode-events", "opencode-export"]
+SourceFormat = Literal[
+    "mini-swe-agent-v1", "mini-swe-agent-v2", "opencode-events", "opencode-export",
+    "swe-agent", "openhands",  # runs of other harnesses, read by `repoanchor import` (evals/interop/imports)
+]  # fmt: skip
 
 
 class TrajectoryError(Exception):

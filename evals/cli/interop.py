@@ -1,0 +1,78 @@
+"""`repoanchor import` (other harnesses' runs in) and `repoanchor export atif` (trajectories out)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def import_command(
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help="A mini-swe-agent swebench batch folder (preds.json + <id>/<id>.traj.json), a SWE-agent run folder "
+            "(*.traj + preds.json or all_preds.jsonl) or an OpenHands output.jsonl."
+        ),
+    ],
+    out: Annotated[Path, typer.Option(help="A new folder for the runs, laid out as `repoanchor eval` writes them.")],
+    format: Annotated[str, typer.Option(help="auto, mini-swe-agent, swe-agent or openhands.")] = "auto",
+    suite: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="The suite the runs were made on (repeatable): its tasks are the units, its ground truth "
+            "grades them. Without it the units are the imported ids, listed by results, not gradeable."
+        ),
+    ] = None,  # fmt: skip
+    model: Annotated[str | None, typer.Option(help="The model's label (default: the model the runs recorded).")] = None,
+    condition: Annotated[str, typer.Option(help="The condition's label.")] = "plain",
+) -> None:
+    """Bring runs of other harnesses into our run layout, so `grade` and `results` work on them.
+
+    Each run becomes a matrix unit: result.json (exit status, cost, steps, tokens), a normalised
+    trajectory.json and patch.diff (the predictions entry, else the trajectory's submission). An item that
+    cannot be read is named on stderr and the rest imported (exit 1); a source that cannot be used exits 2.
+
+    Example: repoanchor import runs/mini-batch --out runs/imported --suite suites/original && repoanchor grade
+    runs/imported/matrix.yaml && repoanchor results runs/imported
+    """
+    from repoanchor.evals.harness.tasks import TaskError
+    from repoanchor.evals.interop.imports.runs import SourceError
+    from repoanchor.evals.interop.imports.sources import import_runs
+    from repoanchor.evals.runs.matrix import MatrixConfigError
+
+    try:
+        summary = import_runs(source, out, format=format, suites=suite or [], model=model, condition=condition)
+    except (SourceError, TaskError, MatrixConfigError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    problems = summary.pop("problems")
+    for problem in problems:
+        typer.echo(f"error: {problem}", err=True)
+    typer.echo(json.dumps(summary, indent=1))
+    raise typer.Exit(1 if problems else 0)
+
+
+def export_atif_command(
+    runs: Annotated[
+        list[Path], typer.Argument(help="Trajectory files, run folders or matrix out folders (searched recursively).")
+    ],
+    out: Annotated[Path, typer.Option(help="Folder for one <name>.atif.json per trajectory.")],
+) -> None:
+    """Every trajectory found, in Harbor's ATIF (Agent Trajectory Interchange Format, v1.6), for its viewers.
+
+    One agent step per model turn with its tool calls, their outputs and usage; the step labels
+    (explore/edit/test) ride in each step's `extra`. A file that cannot be read is named on stderr and the
+    others are written (exit 1).
+
+    Example: repoanchor export atif runs/matrix ../shared/data/trajectories --out atif/
+    """
+    from repoanchor.evals.interop.atif import export_atif
+
+    summary = export_atif(list(runs), out)
+    for error in summary["errors"]:
+        typer.echo(f"error: {error}", err=True)
+    typer.echo(json.dumps({key: value for key, value in summary.items() if key != "errors"}, indent=1))
+    raise typer.Exit(1 if summary["errors"] else 0)

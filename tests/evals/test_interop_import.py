@@ -1,0 +1,161 @@
+"""`repoanchor import`: other harnesses' runs in our run layout, read back by grade and results as they are."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from repoanchor.evals.analysis.results.units import load_units
+from repoanchor.evals.cli.main import app
+from repoanchor.evals.runs.grade_runs import grade_matrix
+from repoanchor.evals.runs.matrix import MatrixConfig, expand
+from repoanchor.scaffolds.trajectories.readers import read_trajectory
+from tests.support.foreign_runs import PATCH, openhands_row, write_swe_agent_run
+from tests.support.synthetic_matrix import write_suite
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "trajectories"
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, ["import", *map(str, args)])
+
+
+def mini_batch(tmp_path: Path, version: str) -> tuple[Path, dict]:
+    """The shared runs of one mini-swe-agent version laid out as its swebench batch runner writes them."""
+    if not (SHARED / version).is_dir():
+        pytest.skip(f"no shared trajectories at {SHARED / version}")
+    batch, preds = tmp_path / "batch", {}
+    for path in sorted((SHARED / version).glob("*.traj.json")):
+        trajectory = read_trajectory(path)
+        instance = trajectory.instance_id
+        (batch / instance).mkdir(parents=True)
+        shutil.copyfile(path, batch / instance / f"{instance}.traj.json")
+        patch = f"patch of {instance}" if trajectory.submission else ""  # the batch runner's entry for each run
+        preds[instance] = {"instance_id": instance, "model_name_or_path": "m", "model_patch": patch}
+    preds["only__patch-1"] = {"instance_id": "only__patch-1", "model_name_or_path": "m", "model_patch": PATCH}
+    (batch / "preds.json").write_text(json.dumps(preds))
+    return batch, preds
+
+
+@pytest.mark.parametrize(("version", "runs", "infra"), [("mini-swe-agent-v1", 13, 0), ("mini-swe-agent-v2", 8, 1)])
+def test_real_mini_swe_agent_batches_import_and_load_as_a_matrix(tmp_path, version, runs, infra):
+    batch, preds = mini_batch(tmp_path, version)
+    (batch / "broken").mkdir()
+    (batch / "broken" / "broken.traj.json").write_text('{"messages": [')  # a run cut off mid-write
+    result = invoke(batch, "--out", tmp_path / "out")
+    assert result.exit_code == 1, result.output  # the broken run is named, the rest imported
+    assert "broken.traj.json: truncated JSON" in result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["format"] == "mini-swe-agent"
+    assert summary["units"] == {"done": runs + 1 - infra, **({"infra_error": infra} if infra else {})}
+    units = load_units([tmp_path / "out"]).units.set_index("instance_id")
+    assert len(units) == runs + 1
+    for path in (SHARED / version).glob("*.traj.json"):
+        trajectory = read_trajectory(path)
+        unit = units.loc[trajectory.instance_id]
+        assert unit["cost"] == pytest.approx(trajectory.cost)
+        assert unit["steps"] == trajectory.api_calls
+        if unit["status"] == "done":  # actions were read from the copied trajectory by results' own loader
+            assert unit["exit_status"] == trajectory.exit_status
+            assert unit["files_read"] >= 0
+        else:  # deepseek-reasoner's InternalServerError left no patch: the service failed, not the agent
+            assert (trajectory.exit_status, unit["infra_error"]) == ("InternalServerError", "server_error")
+    folder = tmp_path / "out" / "units" / units.loc[next(iter(preds)), "unit_id"] / "attempt-1"
+    assert (folder / "patch.diff").read_text() == f"patch of {next(iter(preds))}"
+    assert units.loc["only__patch-1", "status"] == "done"
+    assert pd.isna(units.loc["only__patch-1", "files_read"])
+
+
+@pytest.mark.parametrize("flat", [False, True], ids=["swe-agent-1.x", "swe-agent-0.x"])
+def test_swe_agent_runs_map_its_file_tools_to_explore_and_edit_steps(tmp_path, flat):
+    source = write_swe_agent_run(tmp_path / "run", ["o__p-1", "o__p-2"], flat=flat)
+    result = invoke(source, "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["model"] == "openai/gpt-4o"
+    units = load_units([tmp_path / "out"]).units.set_index("instance_id")
+    assert list(units["scaffold"]) == ["swe-agent"] * 2
+    assert list(units["cost"]) == [0.42, 0.42]
+    # open src/pkg/core.py and the editor's view of util.py are reads; `edit 1:1` comes after two explore steps
+    assert list(units["files_read"]) == [2, 2]
+    assert list(units["explore_before_first_edit"]) == [2, 2]
+    trajectory = json.loads(next((tmp_path / "out" / "units").glob("*o__p-1*/attempt-1/trajectory.json")).read_text())
+    assert [a["tool"] for a in trajectory["actions"]] == ["grep", "read", "edit", "bash", "read", "bash"]
+    assert trajectory["format_errors"] == 1
+    assert trajectory["exit_status"] == "submitted"
+    assert next((tmp_path / "out" / "units").glob("*o__p-2*/attempt-1/patch.diff")).read_text() == PATCH
+
+
+@pytest.mark.parametrize("pairs", [False, True], ids=["event-list", "action-observation-pairs"])
+def test_openhands_output_imports_each_line_and_names_a_bad_one(tmp_path, pairs):
+    rows = [openhands_row("o__p-1", pairs=pairs), openhands_row("o__p-2", pairs=pairs, error="RuntimeError: "
+            "Runtime disconnected", patch="")]  # fmt: skip
+    output = tmp_path / "output.jsonl"
+    output.write_text("".join(json.dumps(row) + "\n" for row in rows) + '{"instance_id": 3}\n{not json\n')
+    result = invoke(output, "--out", tmp_path / "out")
+    assert result.exit_code == 1
+    assert "output.jsonl:3: instance_id: missing or not text" in result.stderr
+    assert "output.jsonl:4: not a JSON line" in result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["format"], summary["units"]) == ("openhands", {"done": 1, "infra_error": 1})
+    units = load_units([tmp_path / "out"]).units.set_index("instance_id")
+    assert units.loc["o__p-2", "infra_error"] == "runtime"
+    assert units.loc["o__p-1", "exit_status"] == ("Stopped" if pairs else "Finished")
+    assert units.loc["o__p-1", "files_read"] == 2
+    assert units.loc["o__p-1", "explore_before_first_edit"] == 3
+    trajectory = json.loads(next((tmp_path / "out" / "units").glob("*o__p-1*/attempt-1/trajectory.json")).read_text())
+    assert [(a["tool"], a["exit_code"]) for a in trajectory["actions"]] == [
+        ("bash", 0), ("read", None), ("read", None), ("edit", None), ("bash", 1)
+    ]  # fmt: skip
+
+
+def test_with_a_suite_units_are_its_tasks_and_grading_uses_its_ground_truth(tmp_path):
+    suite = write_suite(tmp_path / "suites", "original", ["o__p-1", "o__p-3"])
+    source = write_swe_agent_run(tmp_path / "run", ["o__p-1", "o__p-2"])
+    result = invoke(source, "--out", tmp_path / "out", "--suite", suite, "--condition", "hints")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["units"] == {"done": 1, "pending": 1}
+    assert summary["left_out"] == {"not a task of the suites given": 1}
+    config = MatrixConfig.load(tmp_path / "out" / "matrix.yaml")  # what `repoanchor grade` reads
+    assert [(u.suite, u.instance_id, u.condition) for u in expand(config)] == [
+        ("original", "o__p-1", "hints"), ("original", "o__p-3", "hints")
+    ]  # fmt: skip
+    units = load_units([tmp_path / "out"]).units.set_index("instance_id")
+    assert list(units["status"]) == ["done", "pending"]
+    assert units.loc["o__p-1", "decoy_visits"] == 0
+
+
+def test_without_a_suite_grading_says_ungraded_instead_of_failing(tmp_path):
+    source = write_swe_agent_run(tmp_path / "run", ["o__p-1"])
+    assert invoke(source, "--out", tmp_path / "out").exit_code == 0
+    (grade,) = grade_matrix(MatrixConfig.load(tmp_path / "out" / "matrix.yaml"))
+    assert (grade["graded"], grade["reason"]) == (False, "not graded: no ground truth for the task")
+
+
+@pytest.mark.parametrize(
+    ("make", "args", "message"),
+    [
+        (lambda p: p / "missing", [], "no such file or folder"),
+        (lambda p: (p / "empty").mkdir() or p / "empty", [], "no runs of a known harness"),
+        (lambda p: write_swe_agent_run(p / "run", ["a"]), ["--format", "nope"], "--format 'nope'"),
+        (lambda p: write_swe_agent_run(p / "run", ["a"]), ["--suite", "nowhere"], "not a suite folder"),
+    ],
+    ids=["missing", "unknown-harness", "unknown-format", "bad-suite"],
+)
+def test_unusable_sources_exit_2_naming_what_is_wrong(tmp_path, make, args, message):
+    result = invoke(make(tmp_path), "--out", tmp_path / "out", *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+
+
+def test_a_folder_that_already_holds_a_matrix_is_refused(tmp_path):
+    source = write_swe_agent_run(tmp_path / "run", ["a"])
+    assert invoke(source, "--out", tmp_path / "out").exit_code == 0
+    again = invoke(source, "--out", tmp_path / "out")
+    assert again.exit_code == 2
+    assert "already holds a matrix" in again.stderr
