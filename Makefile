@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/steps_throughput.py
 	$(BIN)/python benchmarks/analysis_throughput.py
 	$(BIN)/python benchmarks/image_overhead.py
+	$(BIN)/python benchmarks/import_check.py
 
 clean:
 	rm -rf $(VENV) .tools .pytest_cache .ruff_cache

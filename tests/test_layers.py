@@ -23,9 +23,10 @@ ALLOWED = {
     "evals": {"prompts", "scaffolds", "anchor", "perturb"},
 }
 # Inside evals, rooms stack the same way: the harness (datasets, tasks, environments, grading), the
-# environment images built for it, suites built on it, runs (matrix, executors, grading of finished runs),
-# analysis over their records, the ecosystem's formats (interop), then the demo and the one command line on top.
-EVALS_LAYERS = ("harness", "images", "suites", "runs", "analysis", "interop", "demo", "cli")
+# environment images built for it, suites built on it, the named protocols (presets) that configure suites
+# and runs, runs (matrix, executors, grading of finished runs), analysis over their records, the ecosystem's
+# formats (interop), then the demo and the one command line on top.
+EVALS_LAYERS = ("harness", "images", "suites", "presets", "runs", "analysis", "interop", "demo", "cli")
 
 
 def module_name(path: Path) -> str:

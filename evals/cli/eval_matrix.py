@@ -30,6 +30,13 @@ def eval_command(
         bool,
         typer.Option(help="Run again the units whose result is an infrastructure error (their agent never ended)."),
     ] = True,
+    preset: Annotated[
+        str | None,
+        typer.Option(
+            help="A named protocol (`repoanchor presets list`) or preset YAML: its limits and temperature replace "
+            "the matrix file's, e.g. --preset jagged-frontier (250 steps, temperature 1.0); recorded in matrix.json."
+        ),
+    ] = None,
 ) -> None:
     """Run a matrix: suites × scaffolds × models × conditions × repeats, one run per unit.
 
@@ -66,6 +73,10 @@ def eval_command(
         refuse_missing_credentials(models, [f"{config}:{field}" for field in fields])  # before any worker starts
         if workers:
             matrix = matrix.model_copy(update={"workers": workers})
+        if preset:
+            from repoanchor.evals.cli.presets import with_matrix_preset
+
+            matrix = with_matrix_preset(matrix, preset)
         chosen = make_executor(executor, workers=matrix.workers, address=address)
     except (MatrixConfigError, ValueError) as error:
         typer.echo(f"error: {error}", err=True)

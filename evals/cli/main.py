@@ -12,6 +12,7 @@ from repoanchor.evals.cli.eval_matrix import eval_command
 from repoanchor.evals.cli.images import app as images_app
 from repoanchor.evals.cli.interop import export_atif_command, import_command
 from repoanchor.evals.cli.perturb import app as perturb_app
+from repoanchor.evals.cli.presets import app as presets_app
 from repoanchor.evals.cli.suite import app as suite_app
 
 app = typer.Typer(
@@ -21,6 +22,7 @@ app = typer.Typer(
 app.add_typer(perturb_app, name="perturb")
 app.add_typer(suite_app, name="suite")
 app.add_typer(images_app, name="images")
+app.add_typer(presets_app, name="presets")
 app.command("eval")(eval_command)
 
 

@@ -154,6 +154,7 @@ def validate(
 
 @app.command("sample")
 def sample(
+    ctx: typer.Context,
     src: Annotated[Path, typer.Argument(help="Source tree of the instance (left untouched).")],
     outdir: Annotated[Path, typer.Argument(help="Gets OUTDIR/<id>/ (a variant tree) and OUTDIR/<id>.json each.")],
     n: Annotated[int, typer.Option("-n", help="N: number of variants.")] = 1,
@@ -186,8 +187,17 @@ def sample(
         ),
     ] = "error",
     workers: Annotated[int, typer.Option(help="Variants built in parallel processes.")] = 1,
+    keyword_passes: Annotated[
+        str, typer.Option(help="joint (one pass per keyword-bound transform) or per-keyword (one pass per keyword).")
+    ] = "joint",
+    preset: Annotated[
+        str | None,
+        typer.Option(help="A named protocol (`repoanchor presets list`) or preset YAML; options given here win."),
+    ] = None,
 ):
-    """Draw N random variants of SRC (Algorithm 1 of Jagged Frontier), each with one fresh commit."""
+    """Draw N random variants of SRC (Algorithm 1 of Jagged Frontier), each with one fresh commit.
+
+    Example, the paper's protocol: repoanchor perturb sample SRC OUT --preset jagged-frontier --issue issue.txt"""
     from pydantic import ValidationError
 
     from repoanchor.perturb.sampler.build import sample as run_sampler
@@ -200,6 +210,11 @@ def sample(
     fields = {"n": n, "nt": nt, "phi": phi, "nk": nk, "nf": nf, "seed": seed, "gold_files": gold_files or []}
     fields |= {"catalogue": transform} if transform else {}
     fields |= {"test_patterns": test_pattern} if test_pattern else {}
+    fields["keyword_passes"] = keyword_passes
+    if preset:  # the protocol's settings where no option was given; recorded in each variant's metadata
+        from repoanchor.evals.cli.presets import given, with_sampler_preset
+
+        fields = with_sampler_preset(fields, preset, given(ctx))
     try:
         config = SamplerConfig(**fields)
         keyword_config = KeywordConfig(
@@ -210,7 +225,7 @@ def sample(
     text = issue.read_text(encoding="utf-8", errors="replace") if issue else None
     try:
         with _progress() as bar:
-            task = bar.add_task("sampling variants", total=n)
+            task = bar.add_task("sampling variants", total=config.n)
             metas = run_sampler(
                 src,
                 outdir,

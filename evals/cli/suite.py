@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -28,11 +28,13 @@ def _json_option(text: str | None, option: str) -> dict | None:
 
 @app.command()
 def build(
+    ctx: typer.Context,
     dataset: Annotated[
         str, typer.Argument(help="SWE-bench-format dataset: parquet, JSONL, JSON, save_to_disk folder or HF id.")
     ],
     suite: Annotated[
-        str, typer.Option("--suite", help="perturb | spt | extend | original (the unperturbed tasks, for pairing).")
+        Literal["perturb", "spt", "extend", "original"],
+        typer.Option("--suite", help="perturb | spt | extend | original (the unperturbed tasks, for pairing)."),
     ] = "perturb",
     out: Annotated[
         Path, typer.Option("--out", help="Suite folder to write (or to resume: rerun the same command).")
@@ -42,7 +44,7 @@ def build(
         typer.Option("--repo-cache", envvar="REPOANCHOR_REPO_CACHE", help="Folder of git clones named owner__name."),
     ] = None,
     provider: Annotated[
-        str,
+        Literal["local", "image"],
         typer.Option(
             help="Where every variant's and Extend task's tests, imports and probes run: local (a checkout and venv "
             "per instance, on the host, isolated) or image (a network-less container of the instance's environment "
@@ -94,6 +96,10 @@ def build(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the selection (ids, allocation table) and build nothing.")
     ] = False,
+    preset: Annotated[
+        str | None,
+        typer.Option(help="A named protocol (`repoanchor presets list`) or preset YAML; options given here win."),
+    ] = None,
 ) -> None:
     """Build a suite: per instance, perturb the repository, remap the gold patch, validate by tests.
 
@@ -106,7 +112,9 @@ def build(
     SUITE/rejected.jsonl, hashes and versions to SUITE/manifest.json. An interrupted build resumes
     where it stopped when rerun with the same arguments, and ends byte-identical to an unbroken one.
     """
-    from repoanchor.evals.cli.suite_options import ablation_settings, selection_from
+    from repoanchor.evals.cli.presets import given, load_or_exit
+    from repoanchor.evals.cli.suite_options import ablation_settings, selection_from, with_preset
+    from repoanchor.evals.presets.model import record
     from repoanchor.evals.suites.build import build_suite, rejection_summary
     from repoanchor.evals.suites.kinds import SuiteConfig
     from repoanchor.evals.suites.selection import SelectionError, select_load
@@ -114,17 +122,22 @@ def build(
     try:
         chosen = selection_from(instances, sample, stratify, seed if sample_seed is None else sample_seed,
                                 min_per_stratum)  # fmt: skip
-        chosen_settings, sampler_fields = ablation_settings(
-            suite, transform, option, _json_option(sampler, "--sampler") or {}
-        )
+        values = {"variants": variants, "other_rate": other_rate, "fraction": fraction, "transform": transform,
+                  "option": option, "sampler": _json_option(sampler, "--sampler") or {},
+                  "extend": _json_option(extend, "--extend")}  # fmt: skip
+        protocol = load_or_exit(preset) if preset else None
+        if protocol:  # the preset's settings where no option was given
+            values = with_preset(values, protocol, suite, given(ctx))
+        chosen_settings, sampler_fields = ablation_settings(suite, values["transform"], values["option"],
+                                                            values["sampler"])  # fmt: skip
         config = None if suite == "original" else SuiteConfig(
             kind=suite,
             seed=seed,
-            n_variants=variants,
-            other_file_rate=other_rate,
-            fraction=fraction,
+            n_variants=values["variants"],
+            other_file_rate=values["other_rate"],
+            fraction=values["fraction"],
             sampler=sampler_fields,
-            extend=_json_option(extend, "--extend"),
+            extend=values["extend"],
             timeout=timeout,
             keywords={"model": keywords_model} if keywords_model else None,
             **chosen_settings,
@@ -134,6 +147,7 @@ def build(
 
             selected = select_load(load_dataset(dataset), chosen)[1]
             plan = {"selection": selected, "config": config.model_dump(mode="json") if config else None}
+            plan |= {"preset": record(protocol)} if protocol else {}
             typer.echo(json.dumps(plan, indent=1))
             return
     except (SelectionError, ValueError) as error:
@@ -142,13 +156,15 @@ def build(
     if config is None:  # the original suite: the dataset's own tasks as one-commit repositories, nothing to validate
         from repoanchor.evals.suites.original import build_original_suite
 
-        manifest = build_original_suite(dataset, out, repo_cache=repo_cache, selection=chosen)
+        recorded = record(protocol) if protocol else None
+        manifest = build_original_suite(dataset, out, repo_cache=repo_cache, selection=chosen, preset=recorded)
         typer.echo(json.dumps(manifest, indent=2))
         return
 
     report = build_suite(
         dataset, config.kind, out, provider=provider, repo_cache=repo_cache, workers=workers,
         cache_dir=venv_cache, config=config, progress=progress, selection=chosen,
+        preset=record(protocol) if protocol else None,
     )  # fmt: skip
     summary = {k: str(v) if isinstance(v, Path) else v for k, v in vars(report).items()}
     summary["rejections"] = rejection_summary(report.out)
@@ -175,7 +191,7 @@ def validate(
     workers: Annotated[int, typer.Option(help="Tasks validated in parallel.")] = 1,
     venv_cache: Annotated[Path | None, typer.Option(help="Cache of per-repo/version test venvs.")] = None,
     provider: Annotated[
-        str,
+        Literal["local", "image", "auto"],
         typer.Option(
             help="Where each task's tests (and Extend probes) run: local (a checkout and venv, on the host, "
             "isolated), image (a network-less container of the task's environment image, see `repoanchor images "

@@ -3,7 +3,12 @@ anything is built, so that a bad option is one line naming it (exit 2), never a 
 
 from __future__ import annotations
 
+import json
+
 from repoanchor.evals.cli.perturb import parse_options
+from repoanchor.evals.presets.apply import suite_fields
+from repoanchor.evals.presets.model import Preset
+from repoanchor.evals.suites.kinds import SuiteConfig
 from repoanchor.evals.suites.selection import Selection
 from repoanchor.perturb.sampler.sampler import SamplerConfig
 from repoanchor.perturb.transforms import SPT_IDS
@@ -47,8 +52,40 @@ def _checked(kind: str, transforms: list[str] | None, parsed: dict, sampler: dic
         return {}, {**sampler, "catalogue": catalogue, "nt": nt, **({"options": parsed} if parsed else {})}
     if not transforms and not parsed:
         return {}, sampler
-    from repoanchor.evals.suites.kinds import SuiteConfig
-
     chosen = list(transforms or SuiteConfig.model_fields["transforms"].default_factory())
     check_options(ApplyConfig(transforms=chosen, options=parsed))
     return {"transforms": chosen, "options": parsed}, sampler
+
+
+PARAMETERS = {
+    "n_variants": "variants",
+    "other_file_rate": "other_rate",
+    "fraction": "fraction",
+    "transforms": "transform",
+    "extend": "extend",
+}
+"""SuiteConfig field -> the `suite build` option that sets it."""
+
+
+def with_preset(values: dict, preset: Preset, kind: str, given: set[str]) -> dict:
+    """The build's option values with the preset's settings where the option was not given: a given --sampler
+    or --extend key wins over the preset's, given --option values join the preset's (for the chosen transforms)."""
+    if kind == "original":  # nothing to perturb: the preset is only recorded
+        return dict(values)
+    fields, merged = suite_fields(preset, kind), dict(values)
+    for field, param in PARAMETERS.items():
+        if field in fields and param not in given:
+            merged[param] = fields[field]
+    if "extend" in given and fields.get("extend"):
+        merged["extend"] = {**fields["extend"], **(values["extend"] or {})}
+    merged["sampler"] = {**fields.get("sampler", {}), **values["sampler"]}
+    if kind != "spt":
+        chosen = set(merged["transform"] or SuiteConfig.model_fields["transforms"].default_factory())
+        preset_options = [
+            f"{name}.{key}={json.dumps(value)}"
+            for name, keys in (fields.get("options") or {}).items()
+            if name in chosen
+            for key, value in keys.items()
+        ]
+        merged["option"] = preset_options + list(values["option"] or [])
+    return merged

@@ -102,6 +102,9 @@ class MatrixConfig(BaseModel):
     workers: int | None = Field(None, ge=1)
     """Units running at once; None = the executor's CPU count."""
     out: Path = Path("runs/matrix")
+    preset: dict | None = None
+    """The named protocol (`eval --preset`) whose limits and temperature this matrix runs under, as
+    `repoanchor presets show` prints it; recorded in matrix.json."""
 
     @field_validator("scaffolds")
     @classmethod

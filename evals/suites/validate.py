@@ -20,26 +20,11 @@ from repoanchor.evals.harness.container_run import choose_provider, env_image_sp
 from repoanchor.evals.harness.grading import grade, run_command, run_tests
 from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.venv_build import command_env, locked, private_copy
+from repoanchor.evals.suites.import_probe import IMPORT_SCRIPT
 from repoanchor.evals.suites.remap import Rejected, run_git
 from repoanchor.perturb.files import is_test_file
 from repoanchor.perturb.validation.validate import compile_errors
 
-IMPORT_SCRIPT = r"""
-import importlib, json, sys, warnings
-warnings.simplefilter("ignore")
-sys.path[:0] = json.loads(sys.argv[1])
-errors, baseline = {}, set(sys.modules)
-for name in json.loads(sys.argv[2]):
-    try:
-        importlib.import_module(name)
-    except BaseException as exc:  # SystemExit and friends count as a failed import too
-        errors[name] = f"{type(exc).__name__}: {exc}"[:400]
-    # A failed import leaves half-initialised modules behind, and the next import would then "succeed"
-    # on them: each module starts from the interpreter's own modules.
-    for added in set(sys.modules) - baseline:
-        del sys.modules[added]
-print(json.dumps(errors))
-"""
 # Importing these runs a program, not a module.
 NOT_IMPORTED = {"setup.py", "conftest.py", "__main__.py", "noxfile.py", "fabfile.py"}
 
@@ -62,12 +47,18 @@ def module_names(tree: Path, files: list[str]) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
-def import_errors(tree: Path, modules: dict[str, str], env: EnvSpec, timeout: float = 600) -> dict[str, str]:
-    """{module: error} for the modules that fail to import in `tree` under the instance's interpreter."""
+def import_errors(
+    tree: Path, modules: dict[str, str], env: EnvSpec, timeout: float = 600, strategy: str = "fork"
+) -> dict[str, str]:
+    """{module: error} for the modules that fail to import in `tree` under the instance's interpreter.
+
+    `strategy` (see import_probe): `fork` imports each package once and forks per module, `isolated` imports
+    each module from scratch; both give the same verdicts."""
     if not modules:
         return {}
     roots = sorted({str((tree / root).resolve()) for root in modules.values()})
-    command = [env.python or "python", "-c", IMPORT_SCRIPT, json.dumps(roots), json.dumps(list(modules))]
+    names = json.dumps(list(modules))
+    command = [env.python or "python", "-c", IMPORT_SCRIPT, json.dumps(roots), names, strategy]
     if env.route == "env-image":  # in a container of the image, after the install a test run does there
         script = f"{{ {env.install or 'true'}; }} >/dev/null 2>&1\n{shlex.join(command)}"
         return _import_result(run_in_tree(tree, script, env, timeout)[1], "", modules)

@@ -1,0 +1,1 @@
+"""Named protocols (the papers' and our own defaults) as YAML package data, validated by pydantic."""

@@ -1,0 +1,104 @@
+"""The level-1 import check's script: does each changed module import, as it would from a fresh interpreter?
+
+Run as `python -c IMPORT_SCRIPT ROOTS_JSON NAMES_JSON [fork|isolated]` under the instance's interpreter (on the
+host or in its image); it prints `{module: error}` as the last line of its output.
+
+`isolated` imports each module in turn and removes whatever the import added to `sys.modules` before the next:
+exact, but a package whose `__init__` pulls in the whole package (SymPy: ~1.5 s) is paid once per module,
+which made a 335-module SymPy variant miss its timeout. `fork` (the default) gives the same verdicts once per
+package instead: importing `a.b.c` from scratch imports `a`, then `a.b`, then `a.b.c`, each in the state the
+previous step left. So the script walks the tree of the names' packages depth first, every node in a process
+forked from its parent's after the parent's own import: `a.b.c`'s process has exactly `a` and `a.b` imported,
+as a fresh import of it would at that point. A node whose import fails falls back to `isolated` for every
+name below it (the exact messages); a child that dies (a module calling os._exit, a crash) is retried the
+`isolated` way in a fresh fork, then reported as crashed, and no longer takes the other modules with it.
+Python 3.6 syntax (the oldest interpreter SWE-bench specs use); without os.fork it runs `isolated`.
+"""
+
+IMPORT_SCRIPT = r'''
+import importlib, json, os, sys, warnings
+warnings.simplefilter("ignore")
+sys.path[:0] = json.loads(sys.argv[1])
+NAMES = json.loads(sys.argv[2])
+STRATEGY = sys.argv[3] if len(sys.argv) > 3 else "fork"
+
+
+def attempt(name):
+    try:
+        importlib.import_module(name)
+    except BaseException as exc:  # SystemExit and friends count as a failed import too
+        return "{}: {}".format(type(exc).__name__, exc)[:400]
+    return None
+
+
+def isolated(names):
+    # A failed import leaves half-initialised modules behind, and the next import would then "succeed" on
+    # them: each module starts from this process's modules.
+    errors, baseline = {}, set(sys.modules)
+    for name in names:
+        error = attempt(name)
+        if error is not None:
+            errors[name] = error
+        for added in set(sys.modules) - baseline:
+            del sys.modules[added]
+    return errors
+
+
+def below(prefix):
+    return [name for name in NAMES if name == prefix or name.startswith(prefix + ".")]
+
+
+def children(prefix):
+    depth, found = (prefix.count(".") + 1) if prefix else 0, []
+    for name in (below(prefix) if prefix else NAMES):
+        parts = name.split(".")
+        child = ".".join(parts[: depth + 1])
+        if len(parts) > depth and child not in found:
+            found.append(child)
+    return found
+
+
+def forked(work):
+    """work() in a forked child; its dict comes back through a pipe (None when the child died)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            data = json.dumps(work()).encode()
+        except BaseException:
+            data = b""
+        with os.fdopen(write, "wb") as sink:
+            sink.write(data)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as source:
+        data = source.read()
+    _, status = os.waitpid(pid, 0)
+    return (json.loads(data.decode()) if data else None), status
+
+
+def node(prefix):
+    """In a process holding exactly prefix's ancestors: import prefix, then each child package in a fork."""
+    baseline = set(sys.modules)
+    if prefix and attempt(prefix) is not None:
+        for added in set(sys.modules) - baseline:
+            del sys.modules[added]
+        return isolated(below(prefix))
+    errors = {}
+    for child in children(prefix):
+        result, status = forked(lambda child=child: node(child))
+        if result is None:
+            result, status = forked(lambda child=child: isolated(below(child)))
+        if result is None:
+            result = {name: "import crashed (wait status {})".format(status) for name in below(child)}
+        errors.update(result)
+    return errors
+
+
+errors = node("") if STRATEGY == "fork" and hasattr(os, "fork") else isolated(NAMES)
+sys.stdout.flush()
+print(json.dumps(dict(sorted(errors.items()))))
+'''

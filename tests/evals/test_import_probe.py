@@ -1,0 +1,74 @@
+"""The level-1 import check forks per package instead of re-importing it per module: the same verdicts."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from repoanchor.evals.harness.env_spec import EnvSpec
+from repoanchor.evals.suites.validate import import_errors, module_names
+
+HOST = EnvSpec(provider="local", instance_id="probe", route="current", python=sys.executable)
+
+TREE = {
+    "pkg/__init__.py": "import json\n",
+    "pkg/ok.py": "X = 1\n",
+    "pkg/raises.py": "raise ValueError('boom')\n",
+    "pkg/exits.py": "raise SystemExit(3)\n",
+    # Order-dependent cycle: cyc_x fails from scratch, cyc_y imports (and would make cyc_x import after it).
+    "pkg/cyc_x.py": "from pkg.cyc_y import Y\nX = 1\n",
+    "pkg/cyc_y.py": "Y = 2\nfrom pkg.cyc_x import X\n",
+    # A failed import leaves pkg.half half-initialised; from scratch uses_half fails too.
+    "pkg/half.py": "import pkg.ok\nraise RuntimeError('after ok')\n",
+    "pkg/uses_half.py": "import pkg.half\n",
+    # Siblings never see each other's side effects on their shared parent.
+    "pkg/sets_flag.py": "import pkg\npkg.flag = True\n",
+    "pkg/reads_flag.py": "import pkg\nassert not hasattr(pkg, 'flag'), 'a sibling leaked'\n",
+    "pkg/broken/__init__.py": "raise ImportError('no such dependency')\n",
+    "pkg/broken/leaf.py": "X = 1\n",
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/deep.py": "from pkg.ok import X\n",
+    "pkg/sub/deeper/__init__.py": "from ..deep import X\n",
+    "pkg/sub/deeper/leaf.py": "from pkg.sub.deeper import X\n",
+    "other/__init__.py": "import pkg.raises\n",
+    "other/mod.py": "Y = 1\n",
+}
+FAILING = {"pkg.raises", "pkg.exits", "pkg.cyc_x", "pkg.half", "pkg.uses_half", "pkg.broken", "pkg.broken.leaf"}
+FAILING |= {"other", "other.mod"}
+
+
+def write(tmp_path: Path, files: dict[str, str]) -> dict[str, str]:
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    return module_names(tmp_path, sorted(files))
+
+
+@pytest.mark.parametrize("strategy", ["fork", "isolated"])
+def test_each_module_is_judged_as_from_a_fresh_interpreter(tmp_path, strategy):
+    modules = write(tmp_path, TREE)
+    errors = import_errors(tmp_path, modules, HOST, timeout=60, strategy=strategy)
+    assert set(errors) == FAILING
+    assert errors["pkg.raises"] == "ValueError: boom"
+    assert errors["pkg.exits"] == "SystemExit: 3"
+    assert "cannot import name 'X'" in errors["pkg.cyc_x"]
+    assert errors["pkg.uses_half"] == "RuntimeError: after ok"
+    assert errors["pkg.broken.leaf"] == "ImportError: no such dependency"
+
+
+def test_both_strategies_give_the_same_messages(tmp_path):
+    modules = write(tmp_path, TREE)
+    forked = import_errors(tmp_path, modules, HOST, timeout=60, strategy="fork")
+    assert forked == import_errors(tmp_path, modules, HOST, timeout=60, strategy="isolated")
+
+
+def test_a_module_that_kills_its_interpreter_no_longer_takes_the_others_with_it(tmp_path):
+    modules = write(tmp_path, {**TREE, "pkg/dies.py": "import os\nos._exit(7)\n"})
+    forked = import_errors(tmp_path, modules, HOST, timeout=60, strategy="fork")
+    assert set(forked) == FAILING | {"pkg.dies"}
+    assert forked["pkg.dies"].startswith("import crashed")
+    isolated = import_errors(tmp_path, modules, HOST, timeout=60, strategy="isolated")
+    assert set(isolated) == set(modules)  # one crash, every module unjudged
+    assert all(error.startswith("import check crashed") for error in isolated.values())
