@@ -26,6 +26,8 @@ def export_tree(source: Path, commit: str, dest: Path) -> None:
 
     Through a private index rather than `git archive`, which drops `export-ignore` files and rewrites
     `export-subst` ones (setuptools_scm's .git_archival.txt): a task must hold the tree as checked out."""
+    # git runs in the source (-C), so a relative prefix would land inside the user's clone, not in the suite.
+    dest = Path(dest).resolve()
     dest.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as scratch:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
