@@ -32,6 +32,7 @@ from repoanchor import prompts
 from repoanchor.anchor.cache import InstructionCache
 from repoanchor.anchor.guard import revert_violations
 from repoanchor.anchor.instruction import FILENAME, REQUIRED_SECTIONS, check_instruction
+from repoanchor.anchor.stage1_tests import find_test_runs
 from repoanchor.scaffolds.environments.local import Environment
 from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.records import Limits, RunRecord
@@ -63,6 +64,8 @@ class AnchoredRecord(BaseModel):
     budget: Literal["separate", "shared"] = "separate"
     stage_limits: list[dict] = []
     """The limits each stage run was given, in order: {stage, steps, cost, wall_seconds}."""
+    stage1_tests: Literal["allowed", "forbidden"] = "allowed"
+    """`forbidden` (the RepoMirage paper's rule): each stage-1 test run is a violation (`change: test-run`)."""
 
     def save(self, folder: Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
@@ -76,9 +79,12 @@ def read_instruction(env: Environment) -> str | None:
     return result.output if result.returncode == 0 else None
 
 
-def stage1_prompt(task: str, hints: str, workdir: str, problems: list[str] | None = None) -> str:
+def stage1_prompt(
+    task: str, hints: str, workdir: str, problems: list[str] | None = None, tests_forbidden: bool = False
+) -> str:
     common = {"instruction_file": FILENAME, "sections": REQUIRED_SECTIONS}
-    prompt = prompts.render("anchor_stage1", task=task, hints=hints, workdir=workdir, **common)
+    stage = {"task": task, "hints": hints, "workdir": workdir, "tests_forbidden": tests_forbidden}
+    prompt = prompts.render("anchor_stage1", **stage, **common)
     if problems:
         prompt += "\n" + prompts.render("anchor_retry", problems=problems, **common)
     return prompt
@@ -124,10 +130,13 @@ def run_stage1(scaffold, task, env, model, limits, out: Path, hints: str, result
         if given is None:
             result.anchor_status, result.exit_status = "stage1_limits", "LimitsExceeded"
             return None
-        prompt = stage1_prompt(task, hints, env.workdir, problems)
+        forbidden = result.stage1_tests == "forbidden"
+        prompt = stage1_prompt(task, hints, env.workdir, problems, tests_forbidden=forbidden)
         record = scaffold.run(prompt, env, model, given, out / f"stage1-{attempt}")
         result.stage1.append(record)
         result.violations += [{"attempt": attempt, **v} for v in revert_violations(env, env.base)]
+        if forbidden:  # a test run cannot be undone: it is recorded
+            result.violations += [{"attempt": attempt, **v} for v in find_test_runs(record, out / f"stage1-{attempt}")]
         if record.infra_error:
             result.anchor_status, result.infra_error = "stage1_infra", record.infra_error
             return None
@@ -155,11 +164,13 @@ def run_anchored(
     stage1_limits: Limits | None = None,
     cache: InstructionCache | None = None,
     budget: Literal["separate", "shared"] = "separate",
+    stage1_tests: Literal["allowed", "forbidden"] = "allowed",
 ) -> AnchoredRecord:
     """Both stages in `env`; writes `out/anchored.json`, `out/INSTRUCTION.md` and each stage's run folder."""
     out.mkdir(parents=True, exist_ok=True)
-    result = AnchoredRecord(anchor_status="missing", budget=budget)
-    key = cache.key(env, model.model, prompts.prompt_version(*STAGE1_TEMPLATES), hints, task) if cache else None
+    result = AnchoredRecord(anchor_status="missing", budget=budget, stage1_tests=stage1_tests)
+    rule = hints if stage1_tests == "allowed" else f"{hints}\n[stage1_tests={stage1_tests}]"  # another prompt
+    key = cache.key(env, model.model, prompts.prompt_version(*STAGE1_TEMPLATES), rule, task) if cache else None
     instruction = cache.get(key) if cache else None
     if instruction is not None:
         result.anchor_status = "cached"

@@ -87,4 +87,7 @@ def with_matrix_preset(matrix, name: str):
     updates = matrix_updates(preset, matrix.limits.model_dump(), [model.model_dump() for model in matrix.models])
     typed = {"limits": Limits(**updates["limits"])} if "limits" in updates else {}
     typed |= {"models": [MatrixModel(**model) for model in updates["models"]]} if "models" in updates else {}
+    if preset.anchor is not None:  # every anchor condition follows the protocol's stage-1 rule
+        rule = {"stage1_tests": preset.anchor.stage1_tests}
+        typed["conditions"] = [c.model_copy(update=rule) if c.anchor else c for c in matrix.conditions]
     return matrix.model_copy(update={**typed, "preset": record(preset)})

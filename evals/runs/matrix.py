@@ -77,6 +77,8 @@ class Condition(BaseModel):
     budget: Literal["separate", "shared"] = "separate"
     """Anchor conditions: `separate` gives each stage the full limits; `shared` makes both stages (stage 1's
     retry included) spend one set of limits, the plain condition's, so plain vs anchor compares equal budgets."""
+    stage1_tests: Literal["allowed", "forbidden"] = "allowed"
+    """Anchor conditions: `forbidden` records each stage-1 test run as a violation (the RepoMirage paper's rule)."""
 
 
 class MatrixConfig(BaseModel):
@@ -220,6 +222,7 @@ def _unit(config, suite, task, scaffold, model, condition, repeat) -> Unit:
         environment=config.environment,
         anchor=condition.anchor,
         anchor_budget=condition.budget,
+        anchor_stage1_tests=condition.stage1_tests,
         hints=condition.hints,
         hints_file=str(condition.hints_file) if condition.hints_file else None,
     )

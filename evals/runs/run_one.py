@@ -39,6 +39,8 @@ class RunOptions(BaseModel):
     environment: EnvironmentConfig = EnvironmentConfig(kind="auto")
     anchor: bool = False
     anchor_budget: Literal["separate", "shared"] = "separate"
+    anchor_stage1_tests: Literal["allowed", "forbidden"] = "allowed"
+    """`forbidden` (RepoMirage's rule): each stage-1 test run is recorded as a violation (anchor.stage1_tests)."""
     """`shared`: both anchor stages spend one set of `limits` (see anchor.workflow); `separate`: each gets them."""
     hints: str = "none"
     hints_file: str | None = None
@@ -116,7 +118,8 @@ def run_task(task: Task, options: RunOptions, out: Path) -> dict:
             if options.anchor:
                 cache = InstructionCache(options.instruction_cache) if options.instruction_cache else None
                 record = run_anchored(scaffold, task.problem_statement, env, options.model, options.limits, out,
-                                      hints=hint_text, cache=cache, budget=options.anchor_budget)  # fmt: skip
+                                      hints=hint_text, cache=cache, budget=options.anchor_budget,
+                                      stage1_tests=options.anchor_stage1_tests)  # fmt: skip
                 status = {"anchor_status": record.anchor_status, "anchor_budget": record.budget,
                           "stage_limits": record.stage_limits}  # fmt: skip
             else:

@@ -158,3 +158,16 @@ def test_an_unknown_preset_name_exits_2(ledger):
     result = runner.invoke(app, ["suite", "build", str(ledger), "--preset", "nope", "--dry-run"])
     assert result.exit_code == 2
     assert "unknown preset 'nope'; shipped: jagged-frontier, repoanchor, repomirage" in result.output
+
+
+def test_repomirage_forbids_stage1_tests_in_every_anchor_condition(tmp_path):
+    config = tmp_path / "matrix.yaml"
+    conditions = [{"name": "plain"}, {"name": "anchor", "anchor": True}]
+    matrix = {"suites": ["suite"], "scaffolds": ["mini-swe-agent"], "models": [{"name": "m"}], "conditions": conditions}
+    config.write_text(yaml.safe_dump(matrix))
+    loaded = MatrixConfig.load(config)
+    assert [c.stage1_tests for c in loaded.conditions] == ["allowed", "allowed"]  # our default
+    matrix = with_matrix_preset(loaded, "repomirage")
+    assert [c.stage1_tests for c in matrix.conditions] == ["allowed", "forbidden"]
+    assert matrix.limits.steps == 250
+    assert [model.temperature for model in matrix.models] == [0.0]  # the paper states none: ours stays
