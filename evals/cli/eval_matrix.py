@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -17,7 +17,9 @@ EXIT_CODES = {"crashed": 1, "infra_error": 3, "skipped_budget": 4}
 
 def eval_command(
     config: Annotated[Path, typer.Argument(help="The matrix YAML: suites, scaffolds, models, conditions, repeats.")],
-    executor: Annotated[str, typer.Option(help="local (a process pool on this machine) or ray.")] = "local",
+    executor: Annotated[
+        Literal["local", "ray"], typer.Option(help="local (a process pool on this machine) or ray.")
+    ] = "local",
     address: Annotated[
         str | None, typer.Option(help="Ray address (e.g. ray://head:10001 or auto); default: a local Ray instance.")
     ] = None,

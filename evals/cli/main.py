@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
+from repoanchor.evals.cli.errors import ErrorGroup, root_options
 from repoanchor.evals.cli.eval_matrix import eval_command
 from repoanchor.evals.cli.images import app as images_app
 from repoanchor.evals.cli.interop import export_atif_command, import_command
+from repoanchor.evals.cli.outputs import Force, refuse_overwrite
 from repoanchor.evals.cli.perturb import app as perturb_app
 from repoanchor.evals.cli.presets import app as presets_app
 from repoanchor.evals.cli.suite import app as suite_app
@@ -18,6 +20,8 @@ from repoanchor.evals.cli.suite import app as suite_app
 app = typer.Typer(
     help="RepoAnchor: evaluate coding agents on semantically equivalent rewrites of real repositories.",
     no_args_is_help=True,
+    cls=ErrorGroup,  # every command's errors: one line, exit 2 for bad input (errors.py)
+    callback=root_options,
 )
 app.add_typer(perturb_app, name="perturb")
 app.add_typer(suite_app, name="suite")
@@ -28,7 +32,9 @@ app.command("eval")(eval_command)
 
 @app.command()
 def steps(
-    trajectories: Annotated[list[Path], typer.Argument(help="Trajectory files (mini-swe-agent v1/v2, OpenCode).")],
+    trajectories: Annotated[
+        list[Path], typer.Argument(exists=True, help="Trajectory files (mini-swe-agent v1/v2, OpenCode).")
+    ],
     jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON object per line instead of a table.")] = False,
 ) -> None:
     """Classify every step of the given trajectories as search/read/edit/test/other (STEPS.md).
@@ -45,14 +51,14 @@ def steps(
     if jsonl:
         for row in result.rows:
             typer.echo(json.dumps(row))
-    else:
+    elif result.rows:  # nothing readable: the errors alone, no empty table
         table = Table(*COLUMNS[:6])
         for row in result.rows:
             table.add_row(*(str(row[c])[:80] for c in COLUMNS[:6]))
         Console().print(table)
     for error in result.errors:
         typer.echo(f"error: {error}", err=True)
-    raise typer.Exit(1 if result.errors else 0)
+    raise typer.Exit(0 if not result.errors else 1 if result.rows else 2)
 
 
 @app.command()
@@ -60,23 +66,25 @@ def run(
     task: Annotated[
         str, typer.Argument(help="A task directory (task.json + repo/), SUITE#TASK_ID or DATASET#INSTANCE_ID.")
     ],
-    scaffold: Annotated[str, typer.Option(help="mini (mini-swe-agent) or opencode.")] = "mini",
+    scaffold: Annotated[
+        Literal["mini", "mini-swe-agent", "opencode"], typer.Option(help="mini (mini-swe-agent) or opencode.")
+    ] = "mini",
     model: Annotated[
         str, typer.Option(help="litellm model name, e.g. openai/gpt-4o; keys come from the environment.")
     ] = "",
     api_base: Annotated[str | None, typer.Option(help="An OpenAI-compatible base URL (local server, proxy).")] = None,
     anchor: Annotated[bool, typer.Option("--anchor", help="Two stages: write INSTRUCTION.md, then solve.")] = False,
     anchor_budget: Annotated[
-        str,
+        Literal["separate", "shared"],
         typer.Option(
             help="With --anchor: separate (each stage gets the full limits) or shared (both stages spend one set "
             "of limits, as a plain run would)."
         ),
     ] = "separate",
-    hints: Annotated[str, typer.Option(help="Hint variant: none or structural.")] = "none",
+    hints: Annotated[Literal["none", "structural"], typer.Option(help="Hint variant: none or structural.")] = "none",
     hints_file: Annotated[Path | None, typer.Option(help="A user hint template (jinja2), instead of --hints.")] = None,
     env: Annotated[
-        str,
+        Literal["auto", "image", "docker", "local"],
         typer.Option(
             "--env",
             help="image (a network-less container of the task's environment image, see `repoanchor images build`), "
@@ -87,7 +95,10 @@ def run(
     image: Annotated[
         str | None, typer.Option(help="Docker image for --env docker (or instead of --env image's).")
     ] = None,
-    out: Annotated[Path, typer.Option(help="Run folder (created).")] = Path("runs/single"),
+    out: Annotated[Path, typer.Option(help="Run folder (created; an existing one needs --force).")] = Path(
+        "runs/single"
+    ),
+    force: Force = False,
     step_limit: Annotated[int, typer.Option(help="Most model calls (0 = none).")] = 100,
     cost_limit: Annotated[
         float, typer.Option(help="Most USD per run (0 = none); needs a priced model (litellm's map, or --price).")
@@ -118,6 +129,7 @@ def run(
 
     if not model:
         raise typer.BadParameter("give the model, e.g. --model openai/gpt-4o", param_hint="--model")
+    refuse_overwrite(out, force)
     try:
         per_million = tuple(float(part) for part in price.split(",")) if price else None
     except ValueError:
@@ -154,7 +166,7 @@ def grade(
     config: Annotated[Path, typer.Argument(help="The matrix YAML the runs were made with.")],
     redo: Annotated[bool, typer.Option("--redo", help="Grade again even where grade.json exists.")] = False,
     provider: Annotated[
-        str,
+        Literal["auto", "image", "local"],
         typer.Option(
             help="Where grades run: image (a network-less container of the task's environment image, see "
             "`repoanchor images build`), local (on the host, no network, no host variables) or auto (image "
@@ -162,7 +174,7 @@ def grade(
         ),
     ] = "auto",
     test_edits: Annotated[
-        str,
+        Literal["strip", "refuse", "keep"],
         typer.Option(
             help="What becomes of a patch's changes to test files, conftest.py, pytest plugins, startup files "
             "(sitecustomize, .pth) and pytest configuration: strip them before grading (recorded in "
@@ -201,16 +213,21 @@ def grade(
 @app.command()
 def analyze(
     runs: Annotated[
-        list[Path], typer.Argument(help="Run folders or trajectory files (mini-swe-agent v1/v2, OpenCode).")
+        list[Path],
+        typer.Argument(exists=True, help="Run folders or trajectory files (mini-swe-agent v1/v2, OpenCode)."),
     ],
-    out: Annotated[Path, typer.Option(help="Folder for the tables, plots and report.")] = Path("analysis"),
+    out: Annotated[
+        Path, typer.Option(help="Folder for the tables, plots and report (an existing one needs --force).")
+    ] = Path("analysis"),
+    force: Force = False,
     condition: Annotated[
         list[str] | None, typer.Option(help="PATH=NAME: runs under PATH belong to condition NAME (repeatable).")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of every bootstrap.")] = 0,
     n_boot: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
     metadata: Annotated[
-        Path | None, typer.Option(help="A variant's metadata JSON: its path_resolution_map marks decoy/proxy visits.")
+        Path | None,
+        typer.Option(exists=True, help="A variant's metadata JSON: its path_resolution_map marks decoy/proxy visits."),
     ] = None,
 ) -> None:
     """Step table, transition matrices with bootstrap CIs, Δp between conditions, drift measures and a report.
@@ -226,6 +243,7 @@ def analyze(
         if not name:
             raise typer.BadParameter(f"expected PATH=NAME, got {item!r}", param_hint="--condition")
         mapping[path] = name
+    refuse_overwrite(out, force)
     roles = json.loads(metadata.read_text()) if metadata else None
     summary = run_analysis(list(runs), out, conditions=mapping or None, seed=seed, n_boot=n_boot, roles=roles)
     for error in summary["errors"]:

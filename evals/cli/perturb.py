@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -16,7 +16,7 @@ from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
 app = typer.Typer(
     help="Build semantically equivalent variants of a source tree and prove them equivalent.", no_args_is_help=True
 )
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # an error stays one line, whatever the terminal's width
 
 
 @app.command("list")
@@ -157,7 +157,7 @@ def sample(
     ctx: typer.Context,
     src: Annotated[Path, typer.Argument(help="Source tree of the instance (left untouched).")],
     outdir: Annotated[Path, typer.Argument(help="Gets OUTDIR/<id>/ (a variant tree) and OUTDIR/<id>.json each.")],
-    n: Annotated[int, typer.Option("-n", help="N: number of variants.")] = 1,
+    n: Annotated[int, typer.Option("-n", min=1, help="N: number of variants.")] = 1,
     issue: Annotated[Path | None, typer.Option(help="Issue text: keywords for dead-method/string-assign.")] = None,
     gold_files: Annotated[
         list[str] | None, typer.Option("--gold-files", help="Gold-patch file (relative to SRC); repeatable.")
@@ -180,7 +180,7 @@ def sample(
         Path | None, typer.Option(help="Keyword answer cache (default: $REPOANCHOR_CACHE/keywords or .cache/keywords).")
     ] = None,
     keywords_fallback: Annotated[
-        str,
+        Literal["error", "offline"],
         typer.Option(
             help="When --model's call or answer fails: error (stop, exit 2) or offline (use the offline extractor; "
             "recorded in each variant's metadata and printed)."
@@ -200,6 +200,7 @@ def sample(
     Example, the paper's protocol: repoanchor perturb sample SRC OUT --preset jagged-frontier --issue issue.txt"""
     from pydantic import ValidationError
 
+    from repoanchor.evals.cli.errors import validation_message
     from repoanchor.perturb.sampler.build import sample as run_sampler
     from repoanchor.perturb.sampler.build import summary_row
     from repoanchor.perturb.sampler.keywords import KeywordConfig
@@ -221,7 +222,7 @@ def sample(
             model=model, api_base=api_base, cache_dir=keywords_cache, fallback=keywords_fallback
         )
     except ValidationError as exc:
-        raise typer.BadParameter(str(exc)) from exc
+        raise typer.BadParameter(validation_message(exc)) from exc
     text = issue.read_text(encoding="utf-8", errors="replace") if issue else None
     try:
         with _progress() as bar:

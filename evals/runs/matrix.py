@@ -57,6 +57,13 @@ class MatrixModel(ModelConfig):
     model: str = ""
     """litellm model name; defaults to `name`."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _a_mapping(cls, data):
+        if isinstance(data, str):  # `models: [openai/gpt-4o]` is the first thing people write
+            raise ValueError(f"a model is a mapping, e.g. {{name: gpt-4o, model: openai/gpt-4o}}, not {data!r}")
+        return data
+
     @model_validator(mode="after")
     def _default_model(self) -> MatrixModel:
         self.model = self.model or self.name
@@ -136,14 +143,15 @@ class MatrixConfig(BaseModel):
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            raise MatrixConfigError(f"{path}: cannot read the config: {exc}") from exc
+            reason = " ".join(str(exc).split())  # YAML's errors span lines; ours are one line each
+            raise MatrixConfigError(f"{path}: cannot read the config: {reason}") from exc
         if not isinstance(data, dict):
             raise MatrixConfigError(f"{path}: expected a mapping of fields at the top level")
         try:
             config = cls.model_validate(data)
         except ValidationError as exc:
             lines = [f"{path}: {'.'.join(map(str, e['loc'])) or '(top level)'}: {e['msg']}" for e in exc.errors()]
-            raise MatrixConfigError("\n".join(lines)) from None
+            raise MatrixConfigError("; ".join(lines)) from None
         config = config.relative_to(path.parent)
         for number, condition in enumerate(config.conditions):
             if condition.hints_file and not condition.hints_file.is_file():

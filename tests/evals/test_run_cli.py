@@ -91,8 +91,8 @@ def test_a_model_server_that_is_down_exits_3_with_the_infra_error(task_dir: Path
     ("args", "message"),
     [
         (["{missing}", "--model", "m"], "neither a task directory nor DATASET#INSTANCE_ID"),
-        (["{task}", "--model", "m", "--scaffold", "aider"], "unknown scaffold 'aider'"),
-        (["{task}", "--model", "m", "--hints", "loud"], "unknown hint variant 'loud'"),
+        (["{task}", "--model", "m", "--scaffold", "aider"], "'aider' is not one of 'mini'"),
+        (["{task}", "--model", "m", "--hints", "loud"], "'loud' is not one of 'none', 'structural'"),
         (["{task}"], "give the model"),
         (["{data}#nope", "--model", "m", "--repo", "{task}"], "no row with instance_id 'nope'"),
         (["{task}", "--model", "openai/local-x"], "openai/local-x: no price"),  # the default 3 USD limit
