@@ -28,6 +28,13 @@ def import_command(
     ] = None,  # fmt: skip
     model: Annotated[str | None, typer.Option(help="The model's label (default: the model the runs recorded).")] = None,
     condition: Annotated[str, typer.Option(help="The condition's label.")] = "plain",
+    grades: Annotated[
+        Path | None,
+        typer.Option(
+            help="Grades made elsewhere: the SWE-bench harness's report (resolved_ids, ...), its "
+            "per-instance report.json, or {instance_id: true/false}; written as the units' grade.json."
+        ),
+    ] = None,  # fmt: skip
 ) -> None:
     """Bring runs of other harnesses into our run layout, so `grade` and `results` work on them.
 
@@ -44,7 +51,9 @@ def import_command(
     from repoanchor.evals.runs.matrix import MatrixConfigError
 
     try:
-        summary = import_runs(source, out, format=format, suites=suite or [], model=model, condition=condition)
+        summary = import_runs(
+            source, out, format=format, suites=suite or [], model=model, condition=condition, grades=grades
+        )
     except (SourceError, TaskError, MatrixConfigError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error

@@ -159,3 +159,41 @@ def test_a_folder_that_already_holds_a_matrix_is_refused(tmp_path):
     again = invoke(source, "--out", tmp_path / "out")
     assert again.exit_code == 2
     assert "already holds a matrix" in again.stderr
+
+
+def test_shared_runs_with_their_grades_give_the_resolve_rate_in_results(tmp_path):
+    batch, _ = mini_batch(tmp_path, "mini-swe-agent-v1")
+    grades = SHARED / "mini-swe-agent-v1" / "resolved.json"
+    result = invoke(batch, "--out", tmp_path / "out", "--grades", grades)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["units"]["graded"] == 13
+    units = load_units([tmp_path / "out"]).units.set_index("instance_id")
+    expected = json.loads(grades.read_text())
+    assert units.loc[list(expected), "resolved"].tolist() == list(expected.values())
+    assert units["graded_in"].dropna().unique().tolist() == ["imported"]
+    assert pd.isna(units.loc["only__patch-1", "resolved"])  # not in the grades: a finished run not graded yet
+
+
+def test_the_official_harness_report_grades_imported_runs(tmp_path):
+    source = write_swe_agent_run(tmp_path / "run", ["o__p-1", "o__p-2", "o__p-3"])
+    report = {"resolved_ids": ["o__p-1"], "unresolved_ids": ["o__p-2"], "empty_patch_ids": [], "error_ids": ["o__p-3"]}
+    (tmp_path / "report.json").write_text(json.dumps(report))
+    result = invoke(source, "--out", tmp_path / "out", "--grades", tmp_path / "report.json")
+    assert result.exit_code == 0, result.output
+    units = load_units([tmp_path / "out"]).units.set_index("instance_id")
+    assert units["resolved"].tolist() == [True, False, None]  # the harness's error is no grade
+    (grade,) = [g for g in grade_matrix(MatrixConfig.load(tmp_path / "out" / "matrix.yaml")) if g["graded"]][:1]
+    assert grade["provider"] == "imported"  # `repoanchor grade` keeps a grade made elsewhere
+
+
+@pytest.mark.parametrize(
+    ("grades", "message"),
+    [({"a": "yes"}, "a: expected true/false"), ({"resolved_ids": "a"}, "resolved_ids: expected a list")],
+)
+def test_unusable_grades_exit_2_and_write_nothing(tmp_path, grades, message):
+    source = write_swe_agent_run(tmp_path / "run", ["a"])
+    (tmp_path / "grades.json").write_text(json.dumps(grades))
+    result = invoke(source, "--out", tmp_path / "out", "--grades", tmp_path / "grades.json")
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert not (tmp_path / "out").exists()

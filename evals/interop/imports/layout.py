@@ -5,6 +5,7 @@
     OUT/units/<unit_id>/attempt-1/     trajectory.json (normalised), patch.diff, the harness's own files
     OUT/imported/                      without --suite: a suite of the imported ids (no repositories, no
                                        ground truth: results read it, grades say ungraded)
+    OUT/units/<unit_id>/grade.json     with --grades: the grade made elsewhere (grades.py)
     OUT/import.json                    what was imported, what was left out and why
 
 With `--suite`, units are that suite's tasks: a run whose instance is not in it is left out (counted), a task
@@ -20,9 +21,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from repoanchor.evals.harness.suite_format import MANIFEST_FILE, TASKS_FILE, read_suite_tasks
+from repoanchor.evals.interop.imports.grades import grade_record, read_grades
 from repoanchor.evals.interop.imports.runs import Batch, ImportedRun, SourceError
 from repoanchor.evals.runs.matrix import MatrixConfig, expand
-from repoanchor.evals.runs.run_matrix import MATRIX_FILE, RESULT, UNITS
+from repoanchor.evals.runs.run_matrix import GRADE, MATRIX_FILE, RESULT, UNITS
 from repoanchor.evals.suites.export import safe_name
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.scaffolds.trajectories.trajectory import save
@@ -31,12 +33,16 @@ STUB_SUITE = "imported"
 ATTEMPT = "attempt-1"
 
 
-def write_layout(batch: Batch, out: Path, *, suites: list[Path], model: str | None, condition: str) -> dict:
-    """Write `batch` under `out` (which must hold no matrix yet); returns the import summary."""
+def write_layout(
+    batch: Batch, out: Path, *, suites: list[Path], model: str | None, condition: str, grades: Path | None = None
+) -> dict:
+    """Write `batch` under `out` (which must hold no matrix yet), with `grades` (grades.py) for the finished
+    runs it names; returns the import summary."""
     out = Path(out).resolve()
     if (out / MATRIX_FILE).exists():
         raise SourceError(f"{out}: already holds a matrix ({MATRIX_FILE}); import into a new folder")
     label = model or _common_model(batch.runs)
+    resolved = read_grades(grades) if grades else {}
     known = {row.instance_id for suite in suites for row in read_suite_tasks(suite)} if suites else None
     left_out = Counter({"unreadable (see problems)": len(batch.problems)} if batch.problems else {})
     runs = {}
@@ -56,7 +62,12 @@ def write_layout(batch: Batch, out: Path, *, suites: list[Path], model: str | No
         if run is None:
             statuses["pending"] += 1
             continue
-        statuses[_write_unit(out / UNITS / unit.unit_id, unit, run)] += 1
+        status = _write_unit(out / UNITS / unit.unit_id, unit, run)
+        statuses[status] += 1
+        if status == "done" and unit.instance_id in resolved:
+            record = grade_record(unit, resolved[unit.instance_id], grades)
+            write_atomic(out / UNITS / unit.unit_id / GRADE, json.dumps(record, indent=1))
+            statuses["graded"] += 1
     text = config.model_dump_json(indent=1)
     write_atomic(out / MATRIX_FILE, text)
     write_atomic(out / "matrix.yaml", text)  # JSON is YAML: `repoanchor grade OUT/matrix.yaml` takes it as is

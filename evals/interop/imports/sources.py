@@ -30,7 +30,7 @@ def detect(source: Path) -> str:
 
 def import_runs(
     source: Path, out: Path, *, format: str = "auto", suites: list[Path] = (), model: str | None = None,
-    condition: str = "plain",
+    condition: str = "plain", grades: Path | None = None,
 ) -> dict:  # fmt: skip
     """Read the runs at `source` and write them under `out`; the summary (also OUT/import.json)."""
     source = Path(source)
@@ -43,5 +43,5 @@ def import_runs(
     if not batch.runs:
         problems = "; ".join(batch.problems[:3])
         raise SourceError(f"{source}: no {name} run could be read" + (f" ({problems})" if problems else ""))
-    summary = write_layout(batch, out, suites=list(suites), model=model, condition=condition)
+    summary = write_layout(batch, out, suites=list(suites), model=model, condition=condition, grades=grades)
     return {"source": str(source), "format": name, **summary}
