@@ -84,7 +84,7 @@ def test_suite_build_takes_the_preset_where_no_option_was_given(ledger):
     assert plan["preset"] == shown("repomirage")
     config = plan["config"]
     assert (config["other_file_rate"], config["fraction"]) == (0.0, 0.5)  # the preset's rate, the given phi
-    assert config["options"] == {"runtime-target-masking": {"decoys": 1}}
+    assert config["options"]["runtime-target-masking"] == {"decoys": 1}
 
 
 def test_an_spt_suite_under_jagged_frontier_samples_the_paper_way(ledger):
@@ -171,3 +171,12 @@ def test_repomirage_forbids_stage1_tests_in_every_anchor_condition(tmp_path):
     assert [c.stage1_tests for c in matrix.conditions] == ["allowed", "forbidden"]
     assert matrix.limits.steps == 250
     assert [model.temperature for model in matrix.models] == [0.0]  # the paper states none: ours stays
+
+
+def test_an_extend_suite_under_repomirage_assigns_one_family_and_moves_numbers_only(ledger):
+    result = runner.invoke(app, ["suite", "build", str(ledger), "--suite", "extend", "--preset", "repomirage",
+                                 "--dry-run"])  # fmt: skip
+    config = json.loads(result.output)["config"]
+    assert config["extend"] == {"assign": {"proxy_k": 144, "constant_k": 144}}
+    assert config["options"]["constant-externalization"] == {"types": ["int", "float"], "keep_trivial": True}
+    assert (config["other_file_rate"], config["fraction"]) == (0.0, 1.0)  # the gold files, every site

@@ -6,7 +6,9 @@ a share phi of the groups is drawn from the seed, every occurrence of a chosen v
 imports binds ``_binding`` to the dict read from a JSON file in the module's own folder. Several
 modules of a folder may share a file (a seeded pool per folder), so a resource does not point
 at one module. Trivial values (0, 1, -1, "", True/False/None) stay unless the option
-``keep_trivial`` is set. See `perturb.mirage.constants_*` for the rules, names and loader.
+``keep_trivial`` is set; the option ``types`` (e.g. ``["int", "float"]``, the RepoMirage code's
+numbers-only rule) keeps every other kind of value in place. See `perturb.mirage.constants_*` for
+the rules, names and loader.
 """
 
 from __future__ import annotations
@@ -56,20 +58,21 @@ VERSION_STEMS = {"_version", "__version__", "version", "__about__", "_about", "a
 
 
 class ConstantExternalization(ModuleByModule):
-    option_names = frozenset({"keep_trivial"})
+    option_names = frozenset({"keep_trivial", "types"})
     id: ClassVar[str] = "constant-externalization"
     description: ClassVar[str] = "move literal constants to JSON resources loaded at import, under plausible keys"
 
     def prepare(self, ctx: TreeContext, modules: list[str]) -> tuple[bool, int, ResourcePool]:
-        keep_trivial = _keep_trivial(ctx.options)
+        keep_trivial, types = _keep_trivial(ctx.options), _types(ctx.options)
         base = ctx.rng.getrandbits(64)  # per-module RNGs: one module's draws never shift another's
-        return keep_trivial, base, ResourcePool(ctx, base, modules)
+        return (keep_trivial, types), base, ResourcePool(ctx, base, modules)
 
-    def apply_module(self, ctx: TreeContext, rel: str, state: tuple[bool, int, ResourcePool]) -> None:
-        keep_trivial, base, pool = state
-        self._apply_module(ctx, pool, random.Random(f"{base}|{rel}"), rel, keep_trivial)
+    def apply_module(self, ctx: TreeContext, rel: str, state: tuple[tuple, int, ResourcePool]) -> None:
+        settings, base, pool = state
+        self._apply_module(ctx, pool, random.Random(f"{base}|{rel}"), rel, settings)
 
-    def _apply_module(self, ctx: TreeContext, pool: ResourcePool, rng: random.Random, rel: str, keep_trivial: bool):
+    def _apply_module(self, ctx: TreeContext, pool: ResourcePool, rng: random.Random, rel: str, settings: tuple):
+        keep_trivial, types = settings
         parsed = _parse(ctx, rel)
         if parsed is None:
             return
@@ -77,6 +80,8 @@ class ConstantExternalization(ModuleByModule):
         loader_index = insertion_index(module)
         scan = scan_module(module, keep_trivial=keep_trivial, first_allowed=loader_index)
         _report_refusals(ctx, rel, scan)
+        if types is not None:  # groups are keyed (type name, repr): other kinds of value stay
+            scan.groups = {key: sites for key, sites in scan.groups.items() if key[0] in types}
         if not scan.groups:
             ctx.skip(rel, "no-candidates: no literal constant left to externalize")
             return
@@ -106,14 +111,28 @@ class ConstantExternalization(ModuleByModule):
 
 
 def _keep_trivial(options: dict) -> bool:
-    """The one option; anything else is a configuration error, not something to ignore."""
-    unknown = sorted(set(options) - {"keep_trivial"})
+    """keep_trivial; an unknown option is a configuration error, not something to ignore."""
+    unknown = sorted(set(options) - ConstantExternalization.option_names)
     if unknown:
-        raise ValueError(f"constant-externalization: unknown option(s) {', '.join(unknown)}; known: keep_trivial")
+        known = ", ".join(sorted(ConstantExternalization.option_names))
+        raise ValueError(f"constant-externalization: unknown option(s) {', '.join(unknown)}; known: {known}")
     value = options.get("keep_trivial", False)
     if not isinstance(value, bool):
         raise ValueError(f"constant-externalization: option keep_trivial must be true or false, got {value!r}")
     return value
+
+
+VALUE_TYPES = ("int", "float", "str", "bool", "NoneType")
+
+
+def _types(options: dict) -> frozenset[str] | None:
+    """The kinds of value that may move (None: all of them)."""
+    value = options.get("types")
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or any(item not in VALUE_TYPES for item in value):
+        raise ValueError(f"constant-externalization: option types must be a list of {', '.join(VALUE_TYPES)}")
+    return frozenset(value)
 
 
 def _parse(ctx: TreeContext, rel: str) -> tuple[cst.Module, str] | None:
