@@ -15,6 +15,7 @@ from repoanchor.evals.cli.interop import export_atif_command, import_command
 from repoanchor.evals.cli.outputs import Force, refuse_overwrite
 from repoanchor.evals.cli.perturb import app as perturb_app
 from repoanchor.evals.cli.presets import app as presets_app
+from repoanchor.evals.cli.show import show_command
 from repoanchor.evals.cli.suite import app as suite_app
 
 app = typer.Typer(
@@ -28,26 +29,42 @@ app.add_typer(suite_app, name="suite")
 app.add_typer(images_app, name="images")
 app.add_typer(presets_app, name="presets")
 app.command("eval")(eval_command)
+app.command("show")(show_command)
 
 
 @app.command()
 def steps(
     trajectories: Annotated[
-        list[Path], typer.Argument(exists=True, help="Trajectory files (mini-swe-agent v1/v2, OpenCode).")
+        list[Path],
+        typer.Argument(
+            exists=True,
+            help="Trajectory files (our trajectory.json, mini-swe-agent v1/v2, OpenCode) or run folders holding them.",
+        ),
     ],
     jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON object per line instead of a table.")] = False,
 ) -> None:
-    """Classify every step of the given trajectories as search/read/edit/test/other (STEPS.md).
+    """Label every step of the given trajectories with a phase (explore, edit, test, or other) and the finer
+    category (search and read are explore) by the rubric in docs/STEPS.md.
 
-    A file that cannot be read is named on stderr and the others are still classified; the exit
-    code is 1 when any file failed.
+    The rubric, with every command pattern and the priority rule for compound commands, is docs/STEPS.md in
+    the repository. A file that cannot be read is named on stderr and the others are still classified; the exit code is 1
+    when any file failed, 2 when none could be read.
+
+    Examples:
+
+        repoanchor steps runs/single/trajectory.json
+
+        repoanchor steps runs/matrix/units --jsonl > steps.jsonl
     """
     from rich.console import Console
     from rich.table import Table
 
+    from repoanchor.evals.analysis.steps_frame import collect
     from repoanchor.scaffolds.steps.rows import COLUMNS, step_rows
 
-    result = step_rows(list(trajectories))
+    files, empty_folders = collect(list(trajectories))
+    result = step_rows(files)
+    result.errors[:0] = empty_folders
     if jsonl:
         for row in result.rows:
             typer.echo(json.dumps(row))

@@ -1,8 +1,9 @@
 """`read_trajectory(path)`: detect a scaffold's trajectory format and convert it to a normalised `Trajectory`.
 
-Formats: mini-swe-agent v1 (text: one ```bash block per response), mini-swe-agent v2 (OpenAI tool calls),
-OpenCode `run --format json` event streams (JSON lines) and `opencode export` documents. Anything else, and
-any truncated or malformed file, raises `TrajectoryError` naming the file; `read_many` keeps going past those.
+Formats: our own normalised trajectory.json, mini-swe-agent v1 (text: one ```bash block per response),
+mini-swe-agent v2 (OpenAI tool calls), OpenCode `run --format json` event streams (JSON lines) and `opencode
+export` documents. Anything else, and any truncated or malformed file, raises `TrajectoryError` naming the
+file; `read_many` keeps going past those.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import ValidationError
 
 from repoanchor.scaffolds.trajectories.opencode_events import read_opencode_events, read_opencode_export
 from repoanchor.scaffolds.trajectories.trajectory import (
+    TRAJECTORY_FORMAT,
     Action,
     ModelTurn,
     Trajectory,
@@ -107,6 +109,8 @@ def _read_document(path: Path, document: Any) -> Trajectory:
         raise TrajectoryError(path, f"unrecognised trajectory: top level is a JSON {type(document).__name__}")
     if isinstance(document.get("type"), str):
         return read_opencode_events(path, [document])  # a one-line event stream
+    if document.get("format") == TRAJECTORY_FORMAT:  # our own trajectory.json, beside every run's scaffold file
+        return Trajectory.model_validate({**document, "source_path": str(path)})
     messages = document.get("messages")
     if not isinstance(messages, list):
         raise TrajectoryError(path, "unrecognised trajectory: no 'messages' list")
