@@ -84,7 +84,7 @@ def test_suite_build_takes_the_preset_where_no_option_was_given(ledger):
     assert plan["preset"] == shown("repomirage")
     config = plan["config"]
     assert (config["other_file_rate"], config["fraction"]) == (0.0, 0.5)  # the preset's rate, the given phi
-    assert config["options"]["runtime-target-masking"] == {"decoys": 1}
+    assert config["options"]["runtime-target-masking"] == {"decoys": 1, "decoy_layout": "siblings"}
 
 
 def test_an_spt_suite_under_jagged_frontier_samples_the_paper_way(ledger):

@@ -11,7 +11,10 @@ For a selected ``pkg/mod.py`` the variant gets:
   the plain module, and the module namespace holds no helper name;
 - ``pkg/mod/<decoy>.py`` x K (option ``decoys``, default 3) in a folder *without*
   ``__init__.py``: mutated copies of the code (see `perturb.mirage.masking_decoys`) that nothing
-  ever imports.
+  ever imports. With option ``decoy_layout: siblings`` (the RepoMirage code's layout) they go to
+  ``pkg/`` beside the hidden file instead, so the real file is no longer the only candidate outside
+  a decoy folder; they are then importable modules of the package (an import-everything loop runs
+  them), which the suite's test validation judges.
 
 Why the forwarder is a module file and not the forwarding package ``pkg/mod/__init__.py`` the
 issue names: it is strictly better on every observable we found, and equal on the rest.
@@ -65,10 +68,10 @@ class RuntimeTargetMasking:
     description = "Move a module's code to a hidden sibling that the module's file runs; add decoys never imported."
     keyword_bound = False
     scope = "tree"
-    option_names = frozenset({"decoys", "collection", "test_command"})
+    option_names = frozenset({"decoys", "collection", "test_command", "decoy_layout"})
 
     def apply_tree(self, ctx: TreeContext, modules: list[str]) -> None:
-        count = decoy_count(ctx.options)
+        count, siblings = decoy_count(ctx.options), decoy_layout(ctx.options) == "siblings"
         pytest_options_only = collection_option(ctx.options) == "pytest-options"
         if not modules:
             return
@@ -84,7 +87,7 @@ class RuntimeTargetMasking:
                 continue
             shortfall: list[str] = []
             with ctx.transaction(module):
-                shortfall = _mask(ctx, module, random.Random(f"{base}|{module}"), count)
+                shortfall = _mask(ctx, module, random.Random(f"{base}|{module}"), count, siblings)
             if shortfall and ctx.outcomes[-1].kind == "applied":
                 # Masked all the same: the move is the perturbation, the decoys its garnish.
                 ctx.skip(module, f"decoy-shortfall: {shortfall[0]}", "<decoys>")
@@ -97,6 +100,17 @@ def decoy_count(options: dict) -> int:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DECOYS:
         raise ValueError(f"runtime-target-masking option 'decoys' must be an integer 0..{MAX_DECOYS}, got {value!r}")
+    return value
+
+
+LAYOUTS = ("folder", "siblings")
+
+
+def decoy_layout(options: dict) -> str:
+    """The ``decoy_layout`` option: ``folder`` (default, pkg/mod/ without __init__.py) or ``siblings``."""
+    value = options.get("decoy_layout", LAYOUTS[0])
+    if value not in LAYOUTS:
+        raise ValueError(f"runtime-target-masking option 'decoy_layout' must be one of {LAYOUTS}, got {value!r}")
     return value
 
 
@@ -122,7 +136,7 @@ def _refusal(ctx: TreeContext, module: str, survey: TreeSurvey) -> str | None:
     return refusal(ctx.root, module, survey)
 
 
-def _mask(ctx: TreeContext, module: str, rng: random.Random, count: int) -> list[str]:
+def _mask(ctx: TreeContext, module: str, rng: random.Random, count: int, siblings: bool = False) -> list[str]:
     """Write the hidden module, the forwarder and the decoys; return why decoys fell short, if they did."""
     data = ctx.read(module)
     text = _checked_text(data, module, ctx.project.min_python)
@@ -143,8 +157,9 @@ def _mask(ctx: TreeContext, module: str, rng: random.Random, count: int) -> list
     ctx.write(module, forwarder)
     ctx.site("<module>", text, forwarder)
     ctx.resolve_path("wrapper_module", visible=module, runtime=hidden_rel)
+    decoy_folder = folder if siblings else folder / stem
     for name, decoy in zip(decoy_names, decoys, strict=True):
-        _write_decoy(ctx, module, (folder / stem / f"{name}.py").as_posix(), decoy)
+        _write_decoy(ctx, module, (decoy_folder / f"{name}.py").as_posix(), decoy)
     return [shortfall] if shortfall else []
 
 
