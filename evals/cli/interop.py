@@ -85,3 +85,33 @@ def export_atif_command(
         typer.echo(f"error: {error}", err=True)
     typer.echo(json.dumps({key: value for key, value in summary.items() if key != "errors"}, indent=1))
     raise typer.Exit(1 if summary["errors"] else 0)
+
+
+def export_suite_command(
+    suite: Annotated[Path, typer.Argument(help="A suite folder written by `repoanchor suite build`.")],
+    out: Annotated[Path, typer.Option(help="Folder for SUITE.jsonl and SUITE.parquet.")],
+    images: Annotated[
+        Path | None,
+        typer.Option(help="The task images file of `repoanchor suite images` (default: SUITE.images.json beside it)."),
+    ] = None,
+) -> None:
+    """The suite as a SWE-bench-format dataset, each row naming its task's image (`image_name`), so another
+    harness can run it; grade what it produces with `repoanchor import --suite SUITE` and `repoanchor grade`.
+
+    Tasks without a readable ground truth row are left out and counted by reason.
+
+    Example: repoanchor suite images suites/perturb && repoanchor export suite suites/perturb --out datasets/ &&
+    mini-extra swebench --subset datasets/perturb.jsonl ...
+    """
+    from repoanchor.evals.harness.tasks import TaskError
+    from repoanchor.evals.interop.suite_dataset import export_suite
+
+    try:
+        summary = export_suite(suite, out, images)
+    except (TaskError, ValueError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    for reason in summary["left_out"]:
+        typer.echo(f"error: {reason}", err=True)
+    typer.echo(json.dumps(summary, indent=1))
+    raise typer.Exit(1 if summary["left_out"] else 0)

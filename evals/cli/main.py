@@ -11,7 +11,7 @@ import typer
 from repoanchor.evals.cli.errors import ErrorGroup, root_options
 from repoanchor.evals.cli.eval_matrix import eval_command
 from repoanchor.evals.cli.images import app as images_app
-from repoanchor.evals.cli.interop import export_atif_command, import_command
+from repoanchor.evals.cli.interop import export_atif_command, export_suite_command, import_command
 from repoanchor.evals.cli.outputs import Force, refuse_overwrite
 from repoanchor.evals.cli.perturb import app as perturb_app
 from repoanchor.evals.cli.presets import app as presets_app
@@ -272,6 +272,7 @@ def analyze(
 export_app = typer.Typer(help="Write our runs in the ecosystem's formats.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
 export_app.command("atif")(export_atif_command)
+export_app.command("suite")(export_suite_command)
 app.command("import")(import_command)
 
 
