@@ -15,7 +15,7 @@ from pathlib import Path
 
 from repoanchor.evals.harness.datasets import load_dataset
 from repoanchor.evals.harness.instance_env import source_repo
-from repoanchor.evals.suites.export import dumps, grading_row, jsonl, safe_name, task_row, tree_id
+from repoanchor.evals.suites.export import dumps, grading_row, jsonl, safe_name, sha256_file, task_row, tree_id
 from repoanchor.evals.suites.selection import Selection, select_load
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.variant_git import carry_version_tag, init_single_commit, tracked_files
@@ -62,13 +62,15 @@ def build_original_suite(
         truth = {"row": grading_row(row, row["instance_id"], commit, row["patch"])}
         write_atomic(out / "ground_truth" / f"{name}.json", dumps(truth))
         tasks.append(task_row(row, row["instance_id"], "original", commit))
-        hashes[name] = tree_id(repo)
+        hashes.setdefault("repos", {})[name] = tree_id(repo)
+        hashes.setdefault("ground_truth", {})[name] = sha256_file(out / "ground_truth" / f"{name}.json")
     write_atomic(out / "tasks.jsonl", jsonl(tasks))
     manifest = {
+        "suite": "original",  # the key every suite's manifest names its kind by (validate, results read it)
         "kind": "original",
         "dataset": str(dataset),
         "tasks": len(tasks),
-        "repos": hashes,
+        "hashes": hashes,  # as every suite's: `suite validate` refuses a task whose tree or truth changed
         "malformed_rows": [str(error) for error in loaded.errors],
     }
     manifest |= {"selection": chosen} if chosen is not None else {}

@@ -12,6 +12,7 @@ from test_suite import built_suite, fixture_dataset
 
 from repoanchor.evals.demo.fixture_project import TRACKED_IGNORED
 from repoanchor.evals.harness.suite_format import read_suite_tasks
+from repoanchor.evals.suites.check import validate_suite
 from repoanchor.evals.suites.original import build_original_suite
 from repoanchor.perturb.files import copy_source_tree, source_files
 from repoanchor.perturb.variant_git import IntegrityError, check_commit, init_single_commit, tracked_files
@@ -131,3 +132,18 @@ def test_an_empty_dataset_or_suite_is_no_success_and_a_missing_suite_is_named(tm
     assert missing.exit_code == 2
     assert "not a built suite folder (no manifest.json)" in missing.output
     assert "Traceback" not in missing.output
+
+
+def test_an_original_suite_is_validated_against_its_manifests_hashes(source, tmp_path_factory, tmp_path):
+    cache, dataset = fixture_dataset(tmp_path_factory)
+    one = tmp_path / "one.jsonl"
+    one.write_text(dataset.read_text().splitlines()[0] + "\n")
+    suite = tmp_path / "suite"
+    build_original_suite(one, suite, repo_cache=cache)
+    summary = validate_suite(suite)
+    assert (summary["kind"], summary["passed"], summary["ok"]) == ("original", 1, True)
+    truth = next((suite / "ground_truth").iterdir())
+    truth.write_text(truth.read_text() + "\n")  # one byte more
+    summary = validate_suite(suite)
+    assert not summary["ok"]
+    assert "ground-truth file differs from the manifest's hash" in summary["failed"][0]["reasons"]
