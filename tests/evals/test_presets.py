@@ -177,6 +177,6 @@ def test_an_extend_suite_under_repomirage_assigns_one_family_and_moves_numbers_o
     result = runner.invoke(app, ["suite", "build", str(ledger), "--suite", "extend", "--preset", "repomirage",
                                  "--dry-run"])  # fmt: skip
     config = json.loads(result.output)["config"]
-    assert config["extend"] == {"assign": {"proxy_k": 144, "constant_k": 144}}
+    assert config["extend"]["assign"] == {"proxy_k": 144, "constant_k": 144}
     assert config["options"]["constant-externalization"] == {"types": ["int", "float"], "keep_trivial": True}
     assert (config["other_file_rate"], config["fraction"]) == (0.0, 1.0)  # the gold files, every site

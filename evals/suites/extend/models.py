@@ -36,6 +36,9 @@ class RuntimeTargetConfig(_Strict):
     """Forwarders erased; each must keep at least `min_decoys` decoys beside it."""
     placeholder: str = DEFAULT_PLACEHOLDER
     min_decoys: int = Field(1, ge=0)
+    erase: Literal["forwarder", "reference"] = "forwarder"
+    """forwarder: the whole entry point is replaced by the placeholder; reference: only the implementation's
+    file name in it is (the prior work's behaviour, which leaves the shape of the answer in place)."""
 
 
 class MissingConstantConfig(_Strict):

@@ -4,7 +4,8 @@ Candidates are ``wrapper_module`` entries (a public ``pkg/mod.py`` that runs a h
 as ``pkg.mod``) with at least ``min_decoys`` decoys left beside them and at least one function
 or class whose code lives in the hidden file (so the check below has something to look at).
 The whole forwarder is replaced by the placeholder (the prior work replaced only the hidden
-file's name, which gave the shape of the answer away); the decoys stay.
+file's name, which gave the shape of the answer away; ``erase: reference`` does that, for the
+RepoMirage preset); the decoys stay.
 
 The check imports the public module in the variant's Python and requires, for every function
 and class the intact module had from its implementation: the same name, ``__module__`` and
@@ -58,11 +59,17 @@ class RuntimeTarget:
         chosen = sorted(ctx.rng(self.name).sample(usable, config.k), key=lambda t: t["path"])
         original = {t["path"]: (ctx.variant / t["path"]).read_text(encoding="utf-8") for t in chosen}
         files = sorted(original)
+        erased = {path: config.placeholder + "\n" for path in files}
+        if config.erase == "reference":
+            erased = {t["path"]: _without_reference(original[t["path"]], t, config.placeholder) for t in chosen}
+            if any(text is None for text in erased.values()):
+                return "a forwarder does not name its implementation's file exactly once"
+        modules = [t["module"] for t in chosen]
         prompt = render(
-            "extend/runtime_target", files=files, modules=[t["module"] for t in chosen], placeholder=config.placeholder
+            "extend/runtime_target", files=files, modules=modules, placeholder=config.placeholder, erase=config.erase
         )
         gt = {"targets": chosen, "roots": roots, "solution": {"files": original}}
-        return Plan(files, prompt, gt, erase={path: config.placeholder + "\n" for path in files})
+        return Plan(files, prompt, gt, erase=erased)
 
     def check(self, worktree: Path, gt: dict, spec: ValidatorSpec) -> list[str]:
         targets = [{"module": t["module"]} for t in gt["targets"]]
@@ -84,6 +91,12 @@ class RuntimeTarget:
         stem = PurePosixPath(target["path"]).stem
         files[target["path"]] = forwarder_source(random.Random(0), stem, decoy, set())
         return {"files": files}
+
+
+def _without_reference(text: str, target: dict, placeholder: str) -> str | None:
+    """The forwarder with its implementation's file name (a string literal) replaced by the placeholder."""
+    literal = f'"{PurePosixPath(target["runtime_path"]).name}"'
+    return text.replace(literal, f'"{placeholder}"') if text.count(literal) == 1 else None
 
 
 def _target(root: Path, wrapper: dict, decoys: list[str]) -> dict:
