@@ -17,6 +17,7 @@ from repoanchor.evals.cli.main import app
 from repoanchor.evals.interop.atif import to_atif
 from repoanchor.scaffolds.trajectories.readers import read_trajectory
 from repoanchor.scaffolds.trajectories.trajectory import Trajectory
+from tests.support.foreign_runs import openhands_row, write_swe_agent_run
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "trajectories"
 SHARED_FILES = sorted(SHARED.glob("*/*.traj.json"))
@@ -95,3 +96,28 @@ def test_an_unreadable_file_is_named_and_the_others_written(tmp_path):
     assert result.exit_code == 1
     assert "cut.traj.json: truncated JSON" in result.stderr
     assert json.loads(result.stdout)["written"] == (1 if SHARED_FILES else 0)
+
+
+def test_imported_swe_agent_and_openhands_runs_export_to_valid_atif(tmp_path):
+    write_swe_agent_run(tmp_path / "swe", ["o__p-1"])
+    (tmp_path / "output.jsonl").write_text(json.dumps(openhands_row("o__p-2")) + "\n")
+    for source, out in ((tmp_path / "swe", "a"), (tmp_path / "output.jsonl", "b")):
+        imported = CliRunner().invoke(app, ["import", str(source), "--out", str(tmp_path / out)])
+        assert imported.exit_code == 0, imported.output
+    result = CliRunner().invoke(
+        app, ["export", "atif", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "atif")]
+    )
+    assert result.exit_code == 0, result.output
+    documents = {p.name: json.loads(p.read_text()) for p in (tmp_path / "atif").glob("*.atif.json")}
+    assert len(documents) == 2
+    for document in documents.values():
+        check_rfc_rules(document)
+        validate_with_packages(document)
+    agents = sorted(document["agent"]["name"] for document in documents.values())
+    assert agents == ["openhands", "swe-agent"]
+    calls = {
+        d["agent"]["name"]: [c["function_name"] for s in d["steps"] for c in s.get("tool_calls", [])]
+        for d in documents.values()
+    }
+    assert calls == {"swe-agent": ["grep", "read", "edit", "bash", "read", "bash"],
+                     "openhands": ["bash", "read", "read", "edit", "bash"]}  # fmt: skip
