@@ -92,16 +92,17 @@ def test_swe_agent_runs_map_its_file_tools_to_explore_and_edit_steps(tmp_path, f
 
 @pytest.mark.parametrize("pairs", [False, True], ids=["event-list", "action-observation-pairs"])
 def test_openhands_output_imports_each_line_and_names_a_bad_one(tmp_path, pairs):
-    rows = [openhands_row("o__p-1", pairs=pairs), openhands_row("o__p-2", pairs=pairs, error="RuntimeError: "
-            "Runtime disconnected", patch="")]  # fmt: skip
+    retried = openhands_row("o__p-2", pairs=pairs, error="RuntimeError: Runtime disconnected", patch="")
+    rows = [openhands_row("o__p-2", pairs=pairs), openhands_row("o__p-1", pairs=pairs), retried]
     output = tmp_path / "output.jsonl"
     output.write_text("".join(json.dumps(row) + "\n" for row in rows) + '{"instance_id": 3}\n{not json\n')
     result = invoke(output, "--out", tmp_path / "out")
     assert result.exit_code == 1
-    assert "output.jsonl:3: instance_id: missing or not text" in result.stderr
-    assert "output.jsonl:4: not a JSON line" in result.stderr
+    assert "output.jsonl:4: instance_id: missing or not text" in result.stderr
+    assert "output.jsonl:5: not a JSON line" in result.stderr
     summary = json.loads(result.stdout)
     assert (summary["format"], summary["units"]) == ("openhands", {"done": 1, "infra_error": 1})
+    assert summary["left_out"][f"{output}:1: replaced by a later run of the same instance"] == 1
     units = load_units([tmp_path / "out"]).units.set_index("instance_id")
     assert units.loc["o__p-2", "infra_error"] == "runtime"
     assert units.loc["o__p-1", "exit_status"] == ("Stopped" if pairs else "Finished")
@@ -144,8 +145,9 @@ def test_without_a_suite_grading_says_ungraded_instead_of_failing(tmp_path):
         (lambda p: (p / "empty").mkdir() or p / "empty", [], "no runs of a known harness"),
         (lambda p: write_swe_agent_run(p / "run", ["a"]), ["--format", "nope"], "--format 'nope'"),
         (lambda p: write_swe_agent_run(p / "run", ["a"]), ["--suite", "nowhere"], "not a suite folder"),
+        (lambda p: write_swe_agent_run(p / "run", ["a"]), ["--format", "openhands"], "holds no openhands run"),
     ],
-    ids=["missing", "unknown-harness", "unknown-format", "bad-suite"],
+    ids=["missing", "unknown-harness", "unknown-format", "bad-suite", "format-mismatch"],
 )
 def test_unusable_sources_exit_2_naming_what_is_wrong(tmp_path, make, args, message):
     result = invoke(make(tmp_path), "--out", tmp_path / "out", *args)

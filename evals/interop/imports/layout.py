@@ -49,8 +49,11 @@ def write_layout(
     for run in batch.runs:
         if known is not None and run.instance_id not in known:
             left_out["not a task of the suites given"] += 1
+        elif run.instance_id in runs:  # OpenHands appends a retried instance's line again: the last one counts
+            left_out[f"{runs[run.instance_id].source}: replaced by a later run of the same instance"] += 1
+            runs[run.instance_id] = run
         else:
-            runs.setdefault(run.instance_id, run)
+            runs[run.instance_id] = run
     suites = [Path(s).resolve() for s in suites] or [_stub_suite(out, list(runs))]
     config = MatrixConfig.model_validate(
         {"suites": [str(s) for s in suites], "scaffolds": [batch.scaffold], "models": [{"name": label}],

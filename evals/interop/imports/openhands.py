@@ -9,11 +9,10 @@ knows: `run` is a shell command, `read` and the editor's `view` read a file, oth
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from repoanchor.evals.interop.imports.runs import Batch, ImportedRun
+from repoanchor.evals.interop.imports.runs import Batch, ImportedRun, json_lines
 from repoanchor.scaffolds.trajectories.trajectory import Action, ModelTurn, Trajectory, excerpt
 
 SCAFFOLD = "openhands"
@@ -29,14 +28,7 @@ def looks_like(source: Path) -> bool:
 
 def read_openhands(path: Path) -> Batch:
     batch = Batch(scaffold=SCAFFOLD)
-    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            batch.problems.append(f"{path}:{number}: not a JSON line; left out")
-            continue
+    for number, row in json_lines(path, batch.problems):
         if not isinstance(row, dict) or not isinstance(row.get("instance_id"), str):
             batch.problems.append(f"{path}:{number}: instance_id: missing or not text; left out")
             continue

@@ -68,15 +68,23 @@ def read_json(path: Path, problems: list[str]) -> Any:
     return None
 
 
+def json_lines(path: Path, problems: list[str]) -> list[tuple[int, object]]:
+    """(1-based line number, value) of every non-blank line that is JSON; the others become problems."""
+    values = []
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            values.append((number, json.loads(line)))
+        except (json.JSONDecodeError, RecursionError):
+            problems.append(f"{path}:{number}: not a JSON line; left out")
+    return values
+
+
 def read_predictions(path: Path, problems: list[str]) -> dict[str, str]:
     """instance_id -> model_patch from SWE-bench predictions: a `preds.json` dict or list, or JSONL lines."""
     if path.suffix == ".jsonl":
-        entries = []
-        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-            try:
-                entries.append((f"{path}:{number}", json.loads(line))) if line.strip() else None
-            except (json.JSONDecodeError, RecursionError):
-                problems.append(f"{path}:{number}: not a JSON line; left out")
+        entries = [(f"{path}:{number}", row) for number, row in json_lines(path, problems)]
     else:
         document = read_json(path, problems)
         values = document.values() if isinstance(document, dict) else document if isinstance(document, list) else []

@@ -39,6 +39,8 @@ def import_runs(
     name = detect(source) if format == "auto" else format
     if name not in READERS:
         raise SourceError(f"--format {format!r}: choose auto or one of {', '.join(READERS)}")
+    if not READERS[name][0](source):
+        raise SourceError(f"{source}: holds no {name} run (`repoanchor import --help` says what each format reads)")
     batch = READERS[name][1](source)
     if not batch.runs:
         problems = "; ".join(batch.problems[:3])
