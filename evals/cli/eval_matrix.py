@@ -61,6 +61,12 @@ def eval_command(
     Prints the summary (also written to OUT/summary.json) as JSON. Exit code 0 when every unit ran to an
     agent ending; 1 if any crashed, 3 if any ended in an infrastructure error, 4 if the budget stopped it,
     2 on a bad config.
+
+    Examples (commented configs in examples/):
+
+        OPENAI_API_KEY=... repoanchor eval examples/matrix-gpt4o.yaml
+
+        repoanchor eval examples/matrix-gpt4o.yaml --workers 8 --no-retry-infra
     """
     from repoanchor.evals.runs.executors import make_executor
     from repoanchor.evals.runs.fingerprint import StaleResults

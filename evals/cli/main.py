@@ -47,8 +47,8 @@ def steps(
     category (search and read are explore) by the rubric in docs/STEPS.md.
 
     The rubric, with every command pattern and the priority rule for compound commands, is docs/STEPS.md in
-    the repository. A file that cannot be read is named on stderr and the others are still classified; the exit code is 1
-    when any file failed, 2 when none could be read.
+    the repository. A file that cannot be read is named on stderr and the others are still classified; the
+    exit code is 1 when any file failed, 2 when none could be read.
 
     Examples:
 
@@ -135,6 +135,14 @@ def run(
 
     Writes the run folder (records, trajectories, prompts sent, patch.diff, summary.json) and prints the
     summary as JSON. Exit code 0 when the agent ran to an end, 3 on an infrastructure error, 2 on bad input.
+
+    Examples:
+
+        repoanchor run runs/suites/perturb#fixture__ledger-1 --model openai/gpt-4o --out runs/one
+
+        repoanchor run task_dir --model openai/gpt-4o --anchor --hints structural --out runs/anchored
+
+        repoanchor show runs/one
     """
     from repoanchor.evals.harness.task_load import load_task
     from repoanchor.evals.harness.tasks import TaskError
@@ -205,6 +213,8 @@ def grade(
     validator for Extend tasks, in a throwaway clone. Writes units/<id>/grade.json (skipped when present
     unless --redo) and prints resolve counts per suite, scaffold and condition. Units that ended in an
     infrastructure error are listed as ungraded, never as failures.
+
+    Example: repoanchor grade examples/matrix-gpt4o.yaml --provider image
     """
     from repoanchor.evals.harness.patch_guard import POLICIES
     from repoanchor.evals.runs.grade_runs import grade_matrix
@@ -251,6 +261,12 @@ def analyze(
 
     Conditions default to each trajectory's parent folder name. A file that cannot be read is named on
     stderr and the rest analysed; the exit code is 1 when any file failed.
+
+    Examples:
+
+        repoanchor analyze runs/matrix-gpt4o --out analysis
+
+        repoanchor analyze runs/a runs/b --condition runs/a=plain --condition runs/b=anchor --out analysis --force
     """
     from repoanchor.evals.analysis.analyze import analyze as run_analysis
 
@@ -318,6 +334,8 @@ def results(
     Every unit is counted: rates are given with infrastructure errors excluded and counted as unresolved.
     Grade first (`repoanchor grade MATRIX.yaml`); finished units without a grade are listed, not scored.
     Exit code 1 when a file could not be read (it is named on stderr), 2 on a matrix that cannot be loaded.
+
+    Example: repoanchor results runs/matrix-gpt4o --out results
     """
     from repoanchor.evals.analysis.results.write import write_results
     from repoanchor.evals.runs.matrix import MatrixConfigError

@@ -67,7 +67,14 @@ def apply(
 
     Exit codes: 0 the variant is written and some site was rewritten; 1 written, but a pass failed on some file
     (rolled back there; each failure is listed); 2 bad input, nothing written; 3 written, but no site was
-    rewritten anywhere (OUT equals SRC; the skip reasons are listed)."""
+    rewritten anywhere (OUT equals SRC; the skip reasons are listed).
+
+    Examples:
+
+        repoanchor perturb apply src/ out/ -t proxy-imports -t constant-externalization --seed 1
+
+        repoanchor perturb apply src/ out/ -t dead-method --keyword parse --fraction 1.0
+    """
     from repoanchor.perturb.metadata import variant_metadata, write_metadata
     from repoanchor.perturb.results import Failed, nothing_rewritten, summarize
     from repoanchor.perturb.tree import ApplyConfig, apply_tree
@@ -164,7 +171,9 @@ def sample(
     ] = None,
     seed: Annotated[int, typer.Option(help="Batch seed; variant i gets a seed derived from (seed, i).")] = 0,
     nt: Annotated[int, typer.Option(help="Nt: transforms per variant.")] = 3,
-    phi: Annotated[float, typer.Option(help="phi: share of candidate sites rewritten per file.")] = 0.7,
+    phi: Annotated[
+        float, typer.Option("--fraction", "--phi", help="phi: share of candidate sites rewritten per file (apply's).")
+    ] = 0.7,
     nk: Annotated[int, typer.Option(help="Nk: most keywords per keyword-bound transform.")] = 5,
     nf: Annotated[int, typer.Option(help="Nf: most files per keyword-bound transform.")] = 10,
     transform: Annotated[
