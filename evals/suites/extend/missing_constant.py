@@ -69,9 +69,8 @@ class MissingConstant:
                 data[item["placeholder_key"]] = config.placeholder if config.erase == "key_and_value" else item["value"]
             erase[path] = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         loaders = {path: _loaders(ctx.entries("json_value"), path) for path in files}
-        prompt = render(
-            "extend/missing_constant", files=files, loaders=loaders, placeholder=config.placeholder, erase=config.erase
-        )
+        words = {"files": files, "loaders": loaders, "placeholder": config.placeholder, "erase": config.erase}
+        prompt = render(ctx.config.template("missing_constant"), **words)
         gt = {
             "resources": {p: resources[p] for p in files},
             "erased": erased,

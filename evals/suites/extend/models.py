@@ -83,6 +83,12 @@ class FamiliesConfig(_Strict):
     probe_timeout_s: float = 300.0
     self_check: bool = True
     scope_ignore: list[str] = Field(default_factory=lambda: list(SCOPE_IGNORE))
+    prompts: Literal["explained", "minimal"] = "explained"
+    """explained: the prompt names the erased files and the mechanism (chain, forwarder, loader); minimal:
+    the RepoMirage code's baseline wording, which names neither (prompts/extend/minimal/)."""
+
+    def template(self, family: str) -> str:
+        return f"extend/{'minimal/' if self.prompts == 'minimal' else ''}{family}"
 
 
 class ValidatorSpec(_Strict):

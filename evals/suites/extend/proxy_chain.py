@@ -58,7 +58,7 @@ class ProxyChain:
         original = {e["path"]: (ctx.variant / e["path"]).read_text(encoding="utf-8") for e in erased}
         shortcut = {e["path"]: (ctx.variant / chains[e["chain"]]["files"][-1]).read_text("utf-8") for e in erased}
         files = sorted(original)
-        prompt = render("extend/proxy_chain", files=files, placeholder=config.placeholder)
+        prompt = render(ctx.config.template("proxy_chain"), files=files, placeholder=config.placeholder)
         gt = {"chains": chains, "erased": erased, "roots": roots, "solution": {"files": original}, "shortcut": shortcut}
         return Plan(files, prompt, gt, erase={path: config.placeholder + "\n" for path in files})
 

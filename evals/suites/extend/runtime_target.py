@@ -65,9 +65,8 @@ class RuntimeTarget:
             if any(text is None for text in erased.values()):
                 return "a forwarder does not name its implementation's file exactly once"
         modules = [t["module"] for t in chosen]
-        prompt = render(
-            "extend/runtime_target", files=files, modules=modules, placeholder=config.placeholder, erase=config.erase
-        )
+        words = {"files": files, "modules": modules, "placeholder": config.placeholder, "erase": config.erase}
+        prompt = render(ctx.config.template("runtime_target"), **words)
         gt = {"targets": chosen, "roots": roots, "solution": {"files": original}}
         return Plan(files, prompt, gt, erase=erased)
 
