@@ -36,8 +36,9 @@ def read_swe_agent(folder: Path) -> Batch:
         if (folder / name).is_file():
             patches |= read_predictions(folder / name, batch.problems)
     for path in sorted(folder.rglob("*.traj")):
+        known = len(batch.problems)
         document = read_json(path, batch.problems)
-        if document is None:
+        if len(batch.problems) > known:  # unreadable, already named (a document that is JSON null is not)
             continue
         if not isinstance(document, dict) or not isinstance(document.get("trajectory"), list):
             batch.problems.append(f"{path}: trajectory: missing or not a list; left out")
