@@ -60,6 +60,10 @@ def import_command(
     problems = summary.pop("problems")
     for problem in problems:
         typer.echo(f"error: {problem}", err=True)
+    if len(summary["models_recorded"]) > 1:  # a batch is one model; several spellings or models need a look
+        recorded = ", ".join(f"{name} ({count})" for name, count in summary["models_recorded"].items())
+        typer.echo(f"warning: runs recorded several models: {recorded}; all are labelled {summary['model']!r} "
+                   "(import each model's runs separately, or name the label with --model)", err=True)  # fmt: skip
     typer.echo(json.dumps(summary, indent=1))
     raise typer.Exit(1 if problems else 0)
 

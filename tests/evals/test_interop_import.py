@@ -50,6 +50,7 @@ def test_real_mini_swe_agent_batches_import_and_load_as_a_matrix(tmp_path, versi
     result = invoke(batch, "--out", tmp_path / "out")
     assert result.exit_code == 1, result.output  # the broken run is named, the rest imported
     assert "broken.traj.json: truncated JSON" in result.stderr
+    assert "warning: runs recorded several models" in result.stderr  # v1: two spellings; v2: chat and reasoner
     summary = json.loads(result.stdout)
     assert summary["format"] == "mini-swe-agent"
     assert summary["units"] == {"done": runs + 1 - infra, **({"infra_error": infra} if infra else {})}
