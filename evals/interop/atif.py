@@ -6,10 +6,11 @@ function_name, arguments}], observation {results [{source_call_id, content}]}, m
 completion_tokens, cost_usd}, extra}], `notes`, `final_metrics`, `extra`). We write ATIF-v1.6, the newest
 version every reader we know of accepts, and use no field a later version added.
 
-One agent step per model turn, its tool calls being the turn's actions and its observation their outputs.
-The normalised trajectory keeps no message text (only actions, bounded outputs and usage), so an agent
-step's `message` is empty and `notes` says so; each call's step label (category and phase, STEPS.md) and
-exit code ride in the step's `extra`.
+One agent step per model turn, its tool calls being the turn's actions and its observation their outputs,
+after a system and a user step holding the prompts our adapters sent, where `run.json` beside the trajectory
+records them. The normalised trajectory keeps no model message text (only actions, bounded outputs and
+usage), so an agent step's `message` is empty and `notes` says so; each call's step label (category and
+phase, STEPS.md) and exit code ride in the step's `extra`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from repoanchor.scaffolds.steps.rows import action_text
 from repoanchor.scaffolds.trajectories.trajectory import Action, ModelTurn, Trajectory, TrajectoryError
 
 SCHEMA_VERSION = "ATIF-v1.6"
+RUN_RECORD = "run.json"
+"""What our adapters write beside a trajectory (scaffolds.records.RunRecord): it holds the prompts sent."""
 AGENTS = {
     "mini-swe-agent-v1": "mini-swe-agent", "mini-swe-agent-v2": "mini-swe-agent", "opencode-events": "opencode",
     "opencode-export": "opencode", "swe-agent": "swe-agent", "openhands": "openhands",
@@ -36,14 +39,18 @@ NOTES = (
 )
 
 
-def to_atif(trajectory: Trajectory, session_id: str) -> dict:
-    """The ATIF document of one normalised trajectory (None fields left out, as Harbor writes them)."""
+def to_atif(trajectory: Trajectory, session_id: str, prompts: dict[str, str] | None = None) -> dict:
+    """The ATIF document of one normalised trajectory (None fields left out, as Harbor writes them).
+
+    `prompts` ({"system": ..., "user": ...}, either optional) open the steps when the run recorded them."""
+    opening = [{"source": source, "message": text} for source, text in (prompts or {}).items() if text]
     by_turn: dict[int, list[Action]] = {}
     for action in trajectory.actions:
         by_turn.setdefault(action.turn_index, []).append(action)
-    steps = [_step(n, turn, by_turn.get(turn.index, [])) for n, turn in enumerate(trajectory.turns, start=1)]
+    steps = opening + [_step(turn, by_turn.get(turn.index, [])) for turn in trajectory.turns]
     if not steps:  # ATIF needs one step at least; a run that never reached the model still gets its record
-        steps = [{"step_id": 1, "source": "system", "message": "The run made no model call."}]
+        steps = [{"source": "system", "message": "The run made no model call."}]
+    steps = [{"step_id": number, **step} for number, step in enumerate(steps, start=1)]
     agent = {"name": AGENTS[trajectory.source_format], "version": "unknown", "model_name": trajectory.model}
     document = {
         "schema_version": SCHEMA_VERSION,
@@ -66,8 +73,8 @@ def to_atif(trajectory: Trajectory, session_id: str) -> dict:
     return _without_none(document)
 
 
-def _step(step_id: int, turn: ModelTurn, actions: list[Action]) -> dict:
-    step: dict = {"step_id": step_id, "source": "agent", "message": ""}
+def _step(turn: ModelTurn, actions: list[Action]) -> dict:
+    step: dict = {"source": "agent", "message": ""}
     if actions:
         calls = [(f"call_{action.index}", action) for action in actions]
         step["tool_calls"] = [
@@ -113,10 +120,21 @@ def export_atif(paths: list[Path], out: Path) -> dict:
             errors.append(error)
             continue
         name = _name(path, paths, written)
-        document = to_atif(trajectory, session_id=trajectory.session_id or name)
+        document = to_atif(trajectory, session_id=trajectory.session_id or name, prompts=run_prompts(path))
         write_atomic(Path(out) / f"{name}.atif.json", json.dumps(document, indent=1))
         written[name] = str(path)
     return {"out": str(out), "written": len(written), "errors": [str(error) for error in errors]}
+
+
+def run_prompts(path: Path) -> dict[str, str]:
+    """The system prompt and first user message our adapters record beside a trajectory (`run.json`)."""
+    try:
+        record = json.loads((path.parent / RUN_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    record = record if isinstance(record, dict) else {}
+    found = {"system": record.get("system_prompt"), "user": record.get("prompt")}
+    return {source: text for source, text in found.items() if isinstance(text, str) and text}
 
 
 def _name(path: Path, roots: list[Path], taken: dict[str, str]) -> str:

@@ -121,3 +121,20 @@ def test_imported_swe_agent_and_openhands_runs_export_to_valid_atif(tmp_path):
     }
     assert calls == {"swe-agent": ["grep", "read", "edit", "bash", "read", "bash"],
                      "openhands": ["bash", "read", "read", "edit", "bash"]}  # fmt: skip
+
+
+@pytest.mark.skipif(not SHARED_FILES, reason=f"no shared trajectories under {SHARED}")
+def test_the_prompts_our_adapters_record_open_the_steps(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "trajectory.json").write_bytes(SHARED_FILES[-1].read_bytes())  # a raw file, read by its format
+    (run / "run.json").write_text(json.dumps({"prompt": "Fix add().", "system_prompt": "You are an agent.", "x": 1}))
+    result = CliRunner().invoke(app, ["export", "atif", str(run), "--out", str(tmp_path / "atif")])
+    assert result.exit_code == 0, result.output
+    (document,) = [json.loads(p.read_text()) for p in (tmp_path / "atif").glob("*.atif.json")]
+    check_rfc_rules(document)
+    validate_with_packages(document)
+    opening = [(step["source"], step["message"]) for step in document["steps"][:3]]
+    assert opening[:2] == [("system", "You are an agent."), ("user", "Fix add().")]
+    assert opening[2][0] == "agent"
+    assert len(document["steps"]) == len(read_trajectory(SHARED_FILES[-1]).turns) + 2
