@@ -111,12 +111,12 @@ def condition_of(path: Path, lookup: Mapping[Path, str], context: RunContext | N
 
 
 def instance_of(trajectory: Trajectory, path: Path, context: RunContext | None = None) -> str | None:
-    """The recorded instance id; else the matrix unit's; else the file name (`x.traj.json` → `x`) unless it is
-    a generic run file."""
-    if trajectory.instance_id:
-        return trajectory.instance_id
+    """The matrix unit's source instance (what its runs pair on across suites); else the recorded instance id;
+    else the file name (`x.traj.json` → `x`) unless it is a generic run file."""
     if context is not None and context.instance_id:
         return context.instance_id
+    if trajectory.instance_id:
+        return trajectory.instance_id
     stem = path.name.split(".")[0]
     return None if stem in GENERIC_NAMES else stem
 
