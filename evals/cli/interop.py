@@ -93,7 +93,7 @@ def export_atif_command(
 
 def export_suite_command(
     suite: Annotated[Path, typer.Argument(help="A suite folder written by `repoanchor suite build`.")],
-    out: Annotated[Path, typer.Option(help="Folder for SUITE.jsonl and SUITE.parquet.")],
+    out: Annotated[Path, typer.Option(help="Folder for SUITE/test.jsonl and SUITE/test.parquet (split test).")],
     images: Annotated[
         Path | None,
         typer.Option(help="The task images file of `repoanchor suite images` (default: SUITE.images.json beside it)."),
@@ -105,7 +105,7 @@ def export_suite_command(
     Tasks without a readable ground truth row are left out and counted by reason.
 
     Example: repoanchor suite images suites/perturb && repoanchor export suite suites/perturb --out datasets/ &&
-    mini-extra swebench --subset datasets/perturb.jsonl ...
+    mini-extra swebench --subset datasets/perturb --split test ...
     """
     from repoanchor.evals.harness.tasks import TaskError
     from repoanchor.evals.interop.suite_dataset import export_suite

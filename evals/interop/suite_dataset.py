@@ -1,4 +1,5 @@
-"""A suite as a SWE-bench-format dataset (JSONL + parquet), for other harnesses to run and ours to grade.
+"""A suite as a SWE-bench-format dataset (JSONL + parquet, split `test`), for other harnesses to run and ours
+to grade.
 
 Each row is the task's grading row from the suite's ground truth (the SWE-bench fields re-pointed at the
 task's tree: its `base_commit`, the gold patch remapped onto the variant, `test_patch`, `FAIL_TO_PASS`,
@@ -23,6 +24,7 @@ from repoanchor.evals.suites.export import jsonl, safe_name
 from repoanchor.perturb.atomic import write_atomic
 
 IMAGE_FIELD = "image_name"
+SPLIT = "test"
 
 
 def suite_rows(suite: Path, images: dict[str, str]) -> tuple[list[dict], Counter]:
@@ -57,12 +59,14 @@ def read_images(path: Path | None) -> dict[str, str]:
 
 
 def export_suite(suite: Path, out: Path, images: Path | None = None) -> dict:
-    """Write `out`/<suite>.jsonl and .parquet; the default images file is `SUITE.images.json` beside it."""
+    """Write `out`/<suite>/test.jsonl and test.parquet, a dataset folder with one split, `test`, as SWE-bench's
+    (what `datasets.load_dataset(folder, split="test")` reads, as mini-swe-agent's `--subset FOLDER` does).
+    The default images file is `SUITE.images.json` beside the suite."""
     suite = Path(suite)
     images = images or suite.with_name(suite.name + ".images.json")
     rows, left_out = suite_rows(suite, read_images(images))
-    Path(out).mkdir(parents=True, exist_ok=True)
-    target = Path(out) / f"{suite.name}.jsonl"
+    (Path(out) / suite.name).mkdir(parents=True, exist_ok=True)
+    target = Path(out) / suite.name / f"{SPLIT}.jsonl"
     write_atomic(target, jsonl(rows))
     files = [str(target)]
     if rows:

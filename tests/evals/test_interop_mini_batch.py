@@ -1,7 +1,7 @@
 """Must-show 2 of issue 16: mini-swe-agent's own batch runner (`mini-extra swebench`, its real CLI, litellm
-against the scripted server) and our matrix run the same policy on the same task; `repoanchor import` of the
-batch folder gives the same per-unit table as our run: status, exit status, steps, files read, exploration
-before the first edit, and the same patch."""
+against the scripted server) runs the suite as `repoanchor export suite` writes it, and our matrix runs the
+same policy on the same task; `repoanchor import` of the batch folder gives the same per-unit table as our
+run: status, exit status, steps, files read, exploration before the first edit, and the same patch."""
 
 from __future__ import annotations
 
@@ -53,15 +53,27 @@ class InProcess:
         pass
 
 
-def start_batch(suite: Path, root: Path, api_base: str) -> subprocess.Popen:
-    """`mini-extra swebench` on a one-row local dataset, in a clone of the task's repository (local env)."""
+def export_suite(suite: Path, root: Path) -> Path:
+    """The suite as a SWE-bench dataset (`repoanchor export suite`), after giving its task the grading row the
+    suite builders write in its ground truth."""
     row = json.loads((suite / "tasks.jsonl").read_text().splitlines()[0])
-    (root / "ds").mkdir()
     fields = {key: row[key] for key in ("instance_id", "problem_statement", "base_commit")}
-    (root / "ds" / "test.jsonl").write_text(json.dumps({**fields, "repo": "demo/calc"}) + "\n")
+    grading = {**fields, "repo": "demo/calc", "version": "1.0", "patch": "", "test_patch": "", "FAIL_TO_PASS": "[]",
+               "PASS_TO_PASS": "[]", "environment_setup_commit": row["base_commit"]}  # fmt: skip
+    (suite / "ground_truth").mkdir()
+    (suite / "ground_truth" / f"{row['instance_id']}.json").write_text(json.dumps({"row": grading}))
+    result = CliRunner().invoke(app, ["export", "suite", str(suite), "--out", str(root / "data")])
+    assert result.exit_code == 0, result.output
+    return root / "data" / suite.name
+
+
+def start_batch(suite: Path, root: Path, api_base: str) -> subprocess.Popen:
+    """`mini-extra swebench` on the exported suite, in a clone of the task's repository (local environment)."""
+    dataset = export_suite(suite, root)
+    row = json.loads((suite / "tasks.jsonl").read_text().splitlines()[0])
     subprocess.run(["git", "clone", "-q", str(suite / row["repoanchor_repo"]), str(root / "work")], check=True)
     command = [
-        str(MINI_EXTRA), "swebench", "--subset", str(root / "ds"), "--split", "test", "-m", "openai/scripted",
+        str(MINI_EXTRA), "swebench", "--subset", str(dataset), "--split", "test", "-m", "openai/scripted",
         "--environment-class", "local", "-c", "swebench.yaml", "-c", f"environment.cwd={root / 'work'}",
         "-c", f"model.model_kwargs.api_base={api_base}", "-c", "model.model_kwargs.api_key=dummy",
         "-o", str(root / "batch"),

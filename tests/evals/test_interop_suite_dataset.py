@@ -54,7 +54,7 @@ def test_exported_rows_load_in_swebench_and_in_our_loader(tmp_path):
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert (summary["rows"], summary["without_image"]) == (2, 1)
-    jsonl = tmp_path / "data" / "perturb.jsonl"
+    jsonl = tmp_path / "data" / "perturb" / "test.jsonl"
 
     from swebench.harness.test_spec.test_spec import make_test_spec
     from swebench.harness.utils import load_swebench_dataset
@@ -75,9 +75,9 @@ def test_exported_rows_load_in_swebench_and_in_our_loader(tmp_path):
     assert variant["base_commit"] == f"{2:040x}"
     assert variant["patch"].endswith(f"# remapped for {TASKS[1]}\n")
     assert variant["repoanchor_suite"] == "perturb"
-    parquet = pd.read_parquet(tmp_path / "data" / "perturb.parquet")
+    parquet = pd.read_parquet(jsonl.with_suffix(".parquet"))
     assert parquet["instance_id"].tolist() == TASKS
-    assert load_dataset(tmp_path / "data" / "perturb.parquet").errors == []
+    assert load_dataset(jsonl.with_suffix(".parquet")).errors == []
 
 
 def test_a_task_without_its_grading_row_is_named_and_the_rest_exported(tmp_path):
