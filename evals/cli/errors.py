@@ -40,7 +40,7 @@ def validation_message(error: ValidationError) -> str:
     first = error.errors()[0]
     field = ".".join(map(str, first["loc"])) or "(top level)"
     more = f"; and {error.error_count() - 1} more" if error.error_count() > 1 else ""
-    return f"{first['msg']}{more} ({error.title}:{field})"
+    return f"{first['msg'].removeprefix('Value error, ')}{more} ({error.title}:{field})"
 
 
 def os_message(error: OSError) -> str:

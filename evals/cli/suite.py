@@ -112,6 +112,7 @@ def build(
     SUITE/rejected.jsonl, hashes and versions to SUITE/manifest.json. An interrupted build resumes
     where it stopped when rerun with the same arguments, and ends byte-identical to an unbroken one.
     """
+    from repoanchor.evals.cli.errors import report
     from repoanchor.evals.cli.presets import given, load_or_exit
     from repoanchor.evals.cli.suite_options import ablation_settings, selection_from, with_preset
     from repoanchor.evals.presets.model import record
@@ -150,9 +151,8 @@ def build(
             plan |= {"preset": record(protocol)} if protocol else {}
             typer.echo(json.dumps(plan, indent=1))
             return
-    except (SelectionError, ValueError) as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(2) from error
+    except (SelectionError, ValueError) as error:  # a pydantic error too: one line naming the field
+        raise typer.Exit(report(error)) from error
     if config is None:  # the original suite: the dataset's own tasks as one-commit repositories, nothing to validate
         from repoanchor.evals.suites.original import build_original_suite
 

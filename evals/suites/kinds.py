@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from repoanchor.evals.harness import eval_script
 from repoanchor.evals.suites.instance import Work, build_task, instance_seed
@@ -55,6 +55,26 @@ class SuiteConfig(BaseModel):
     """Also compile changed files under the oldest and newest supported Pythons installed."""
     timeout: float = Field(1800.0, gt=0)
     """Seconds allowed for one test run."""
+
+    @field_validator("sampler")
+    @classmethod
+    def _sampler_fields(cls, fields: dict) -> dict:
+        # Checked here, before any instance is built: a misspelt key used to reject every instance, exit 0.
+        return known_keys(fields, sampler.SamplerConfig.model_fields, "sampler")
+
+    @field_validator("extend")
+    @classmethod
+    def _extend_fields(cls, fields: dict | None) -> dict | None:
+        from repoanchor.evals.suites.extend.models import FamiliesConfig
+
+        return None if fields is None else known_keys(fields, [*FamiliesConfig.model_fields, "assign"], "extend")
+
+
+def known_keys(fields: dict, valid, what: str) -> dict:
+    unknown = sorted(set(fields) - set(valid))
+    if unknown:
+        raise ValueError(f"unknown {what} field(s) {', '.join(unknown)}; valid: {', '.join(valid)}")
+    return fields
 
 
 def build_perturb(work: Work, config: SuiteConfig) -> None:
