@@ -57,6 +57,9 @@ class RunRecord(BaseModel):
     """The first user message exactly as sent (task, hints, anchor stage text)."""
     system_prompt: str | None = None
     """The system prompt we set, when the scaffold takes one from us (mini-swe-agent); OpenCode uses its own."""
+    templates: dict | None = None
+    """mini-swe-agent: the template set it rendered (`name` repoanchor or mini-swebench, and for mini's own, the
+    file, mini's version and the file's sha256); None for scaffolds with their own prompts (OpenCode)."""
     exit_status: str | None = None
     """How the agent's run ended; None when an infrastructure error prevented an ending."""
     exit_message: str | None = None

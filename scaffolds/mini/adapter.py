@@ -23,6 +23,7 @@ from typing import Any
 from repoanchor.prompts import render
 from repoanchor.scaffolds.environments.local import Environment
 from repoanchor.scaffolds.mini.environment import MiniEnvironment
+from repoanchor.scaffolds.mini.templates import TemplateSet
 from repoanchor.scaffolds.models.model import ModelConfig, classify_exception, exception_ending, redact
 from repoanchor.scaffolds.models.pricing import litellm_knows_price
 from repoanchor.scaffolds.records import InfraError, Limits, RunRecord
@@ -37,26 +38,31 @@ MESSAGE_CHARS = 2000
 class MiniSweAgent:
     name = "mini-swe-agent"
 
+    def __init__(self, templates: TemplateSet | None = None) -> None:
+        self.templates = templates or TemplateSet(name="repoanchor")
+        """Which templates mini renders (see templates.py): ours by default, or its SWE-bench ones."""
+
     def run(self, prompt: str, env: Environment, model: ModelConfig, limits: Limits, out: Path) -> RunRecord:
         """Run the agent in `env`; writes run.json, trajectory.json and mini.traj.json into `out`.
 
-        `prompt` is the whole first user message, already rendered by the caller (task.j2 for a plain run,
-        an anchor stage template for RepoAnchor), so it reaches the model exactly as given.
+        `prompt` is mini's `task` variable. With our templates it is the whole first user message, already
+        rendered by the caller (task.j2 for a plain run, an anchor stage template for RepoAnchor), so it reaches
+        the model exactly as given; with mini's SWE-bench templates it is the issue their instance template wraps.
         """
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         for stale in (RAW_FILE, TRAJECTORY_FILE):  # a rerun into the same folder must not report the last run
             (out / stale).unlink(missing_ok=True)
-        system = render("mini_system", workdir=env.workdir)
-        record = RunRecord(
-            scaffold=self.name, model=model.model, environment=env.name, prompt=prompt, system_prompt=system
-        )
+        ours = {"system": render("mini_system", workdir=env.workdir)} if self.templates.name == "repoanchor" else {}
+        record = RunRecord(scaffold=self.name, model=model.model, environment=env.name, prompt=prompt,
+                           system_prompt=ours.get("system"), templates=self.templates.describe())  # fmt: skip
         started, agent, priced = time.monotonic(), None, False
         with tempfile.TemporaryDirectory(prefix="repoanchor-mini-") as scratch, _scoped_price(model):
             try:
-                agent, priced = _agent(env, model, limits, out / RAW_FILE, Path(scratch))
+                agent, priced = _agent(env, model, limits, out / RAW_FILE, Path(scratch), self.templates)
+                record.system_prompt, record.prompt = _first_messages(agent, self.templates, prompt, ours)
                 # Prompts go in as template variables, so mini's jinja never re-reads braces in the task text.
-                info = agent.run(prompt, system=system)
+                info = agent.run(prompt, **ours)
                 record.exit_status = info.get("exit_status")
             except InfraError as error:  # from the environment: the engine went away, an exec failed
                 _infra(record, error.kind, error.message)
@@ -75,7 +81,18 @@ class MiniSweAgent:
         return _finish(record, agent, priced, env, out, started)
 
 
-def _agent(env: Environment, model: ModelConfig, limits: Limits, traj: Path, scratch: Path):
+def _first_messages(agent, templates: TemplateSet, task: str, variables: dict) -> tuple[str, str]:
+    """The system and user messages mini will send, rendered as mini renders them (jinja2, StrictUndefined,
+    its agent's template variables), for run.json."""
+    from jinja2 import StrictUndefined, Template
+
+    values = agent.get_template_vars(task=task, **variables)
+    return tuple(
+        Template(text, undefined=StrictUndefined).render(**values) for text in (templates.system, templates.instance)
+    )
+
+
+def _agent(env: Environment, model: ModelConfig, limits: Limits, traj: Path, scratch: Path, templates: TemplateSet):
     """mini's DefaultAgent with its LitellmModel; returns (agent, whether the model has a known price)."""
     prepare_imports(model.max_retries)
     import litellm
@@ -91,14 +108,14 @@ def _agent(env: Environment, model: ModelConfig, limits: Limits, traj: Path, scr
         # A known price must produce a real cost (else the cost limit silently never fires); an unknown
         # one must not crash the run. Passed here, since mini reads $MSWEA_COST_TRACKING only at import.
         "cost_tracking": "default" if priced else "ignore_errors",
+        **templates.model_config_fields(),
     }
     if registry is not None:
         config["litellm_model_registry"] = str(registry)
     return DefaultAgent(
         get_model(config=config),
         MiniEnvironment(env, limits.command_timeout),
-        system_template="{{ system }}",
-        instance_template="{{ task }}",
+        **templates.agent_config(),
         step_limit=limits.steps,
         cost_limit=limits.cost,
         # mini checks wall time before each model call, in whole seconds.

@@ -7,6 +7,7 @@ a command whose output starts with the marker line and exits 0 ends the run with
 
 from __future__ import annotations
 
+import platform
 import shlex
 from typing import Any
 
@@ -35,8 +36,15 @@ class MiniEnvironment:
         return output
 
     def get_template_vars(self, **kwargs) -> dict[str, Any]:
-        # Unlike mini's own environments, never os.environ: API keys must not become template variables.
-        return {"workdir": self.env.workdir, "environment": self.env.name, **kwargs}
+        # As mini's own environments: the host's uname (system, release, machine...) and cwd, which its
+        # templates may use; unlike them, never os.environ: API keys must not become template variables.
+        own = {
+            "workdir": self.env.workdir,
+            "cwd": self.env.workdir,
+            "timeout": self.timeout,
+            "environment": self.env.name,
+        }
+        return {**platform.uname()._asdict(), **own, **kwargs}
 
     def serialize(self) -> dict:
         kind = f"{type(self.env).__module__}.{type(self.env).__name__}"
