@@ -44,7 +44,8 @@ def run(tmp_path: Path, templates, prompt: str, commands: list[str]) -> tuple[Ru
 
 def test_the_installed_swebench_yaml_is_read_not_copied():
     path = swebench_config_path()
-    assert path.is_file() and path.parts[-4:] == ("minisweagent", "config", "benchmarks", "swebench.yaml")
+    assert path.is_file()
+    assert path.parts[-4:] == ("minisweagent", "config", "benchmarks", "swebench.yaml")
     root = Path(__file__).parents[2]
     tracked = subprocess.run(["git", "-C", str(root), "ls-files", "*swebench*.yaml"], capture_output=True, text=True)
     assert tracked.stdout == ""  # never a copy in our tree
@@ -57,7 +58,8 @@ def test_first_request_is_minis_swebench_templates_with_the_task(tmp_path):
     system, user = requests[0][0], requests[0][1]
     assert system == {"role": "system", "content": render(config["agent"]["system_template"])}
     assert user == {"role": "user", "content": render(config["agent"]["instance_template"], task=ISSUE)}
-    assert "<pr_description>" in user["content"] and ISSUE in user["content"]
+    assert "<pr_description>" in user["content"]
+    assert ISSUE in user["content"]
     # The observation too is mini's SWE-bench one: a long output is elided, head and tail shown.
     assert "<elided_chars>" in requests[1][-1]["content"]
     assert (record.system_prompt, record.prompt) == (system["content"], user["content"])
@@ -78,7 +80,8 @@ def test_anchor_stages_keep_our_prompt_under_minis_system_template(tmp_path):
 def test_our_templates_are_recorded_by_name(tmp_path):
     record, requests = run(tmp_path, None, ISSUE, [SUBMIT])
     assert record.templates == {"name": "repoanchor"}
-    assert requests[0][1]["content"] == ISSUE and "COMPLETE_TASK" in requests[0][0]["content"]
+    assert requests[0][1]["content"] == ISSUE
+    assert "COMPLETE_TASK" in requests[0][0]["content"]
 
 
 def test_an_unknown_template_set_is_refused():
