@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from repoanchor.evals.cli.inputs import refuse_absent
 from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
 
 app = typer.Typer(
@@ -84,6 +85,7 @@ def apply(
     metadata = metadata or out.with_name(out.name + ".variant.json")
     if metadata.resolve().is_relative_to(out.resolve()):
         raise typer.BadParameter(f"metadata {metadata} must be outside OUT: it holds ground truth")
+    refuse_absent(src, target, "--target")
     config = ApplyConfig(
         transforms=list(transform),
         fraction=fraction,
@@ -217,6 +219,7 @@ def sample(
 
     if issue is not None and issue.resolve().is_relative_to(src.resolve()):
         raise typer.BadParameter(f"--issue {issue} is inside SRC: it would be copied into every variant")
+    refuse_absent(src, gold_files, "--gold-files")
     fields = {"n": n, "nt": nt, "phi": phi, "nk": nk, "nf": nf, "seed": seed, "gold_files": gold_files or []}
     fields |= {"catalogue": transform} if transform else {}
     fields |= {"test_patterns": test_pattern} if test_pattern else {}

@@ -46,6 +46,8 @@ CASES = [
     ("perturb apply tree o1 -t if-else-swap --option nodot", 2, "nodot"),
     ("perturb apply tree o1 -t if-else-swap --seed abc", 2, "Invalid value for '--seed': Input should be a valid"),
     ("perturb apply tree tree -t if-else-swap", 2, "tree"),
+    ("perturb apply tree o1 -t if-else-swap --target pkg/nothere.py", 2, "pkg/nothere.py is not a file in tree"),
+    ("perturb sample tree v1 --gold-files pkg/gone.py", 2, "Invalid value for --gold-files: pkg/gone.py is not a file"),
     ("perturb validate tree missing --test-cmd true", 2, "missing is not a directory"),
     ("perturb validate tree tree", 2, "Missing option '--test-cmd'"),
     ("perturb sample tree v1 --issue nothere.txt", 2, "No such file or directory (nothere.txt)"),
