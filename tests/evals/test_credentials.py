@@ -6,6 +6,9 @@ against the scripted server on 127.0.0.1 in a worker process."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -15,7 +18,12 @@ from typer.testing import CliRunner
 
 from repoanchor.evals.cli.eval_matrix import eval_command
 from repoanchor.evals.cli.main import app as main_app
-from repoanchor.scaffolds.models.credentials import MissingCredentials, missing_variables, refuse_missing_credentials
+from repoanchor.scaffolds.models.credentials import (
+    SINGLE_KEY,
+    MissingCredentials,
+    missing_variables,
+    refuse_missing_credentials,
+)
 from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 from tests.support.matrix_suite import make_suite, oracle, result_files, write_config
@@ -55,6 +63,31 @@ def test_each_provider_names_its_variable(no_key, monkeypatch, model, api_base, 
             refuse_missing_credentials([config], ["here"])
 
 
+@pytest.mark.parametrize("provider", sorted(SINGLE_KEY))
+def test_the_fast_table_says_what_litellm_says(monkeypatch, provider: str):
+    import litellm
+
+    variable = SINGLE_KEY[provider]
+    monkeypatch.delenv(variable, raising=False)
+    assert litellm.validate_environment(model=f"{provider}/x")["missing_keys"] == [variable]
+    monkeypatch.setenv(variable, "sk-test-0123456789")
+    assert litellm.validate_environment(model=f"{provider}/x")["keys_in_environment"]
+
+
+def test_a_fresh_process_refuses_without_importing_litellm(tmp_path: Path):
+    """litellm's import takes seconds: the common providers are answered from the table."""
+    path = tmp_path / "matrix.yaml"
+    path.write_text("tasks: [t]\nscaffolds: [mini]\nmodels: [{name: gpt, model: openai/gpt-4o}]\n")
+    code = (
+        "import sys\nfrom typer.testing import CliRunner\nfrom repoanchor.evals.cli.main import app\n"
+        f"result = CliRunner().invoke(app, ['eval', {str(path)!r}])\n"
+        "print(result.exit_code, 'litellm' in sys.modules)\n"
+    )
+    environment = {k: v for k, v in os.environ.items() if k not in (KEY, "OPENAI_BASE_URL", "OPENAI_API_BASE")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=120)
+    assert done.stdout.split() == ["2", "False"], done.stderr
+
+
 def test_eval_without_the_key_stops_at_once_and_with_it_runs_the_unit(no_key, monkeypatch, tmp_path: Path):
     make_suite(tmp_path, count=1)
     with ScriptedServer(responder=oracle) as server:
@@ -68,7 +101,8 @@ def test_eval_without_the_key_stops_at_once_and_with_it_runs_the_unit(no_key, mo
             f"error: model openai/scripted needs {KEY}, which is not set; any value does for a local server, "
             f"litellm's client only wants one ({path}:models[0])"
         ]
-        assert not (tmp_path / "out").exists() and not server.requests  # nothing written, nothing asked
+        assert not (tmp_path / "out").exists()
+        assert not server.requests
 
         monkeypatch.setenv(KEY, "sk-test-credentials-0123456789")
         ran = invoke_eval(path)
