@@ -170,6 +170,8 @@ def run_anchored(
     out.mkdir(parents=True, exist_ok=True)
     result = AnchoredRecord(anchor_status="missing", budget=budget, stage1_tests=stage1_tests)
     rule = hints if stage1_tests == "allowed" else f"{hints}\n[stage1_tests={stage1_tests}]"  # another prompt
+    templates = getattr(scaffold, "templates", None)  # mini's own templates: another system prompt
+    rule += f"\n[templates={templates.describe()}]" if templates and templates.name != "repoanchor" else ""
     key = cache.key(env, model.model, prompts.prompt_version(*STAGE1_TEMPLATES), rule, task) if cache else None
     instruction = cache.get(key) if cache else None
     if instruction is not None:

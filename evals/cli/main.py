@@ -100,6 +100,13 @@ def run(
     ] = "separate",
     hints: Annotated[Literal["none", "structural"], typer.Option(help="Hint variant: none or structural.")] = "none",
     hints_file: Annotated[Path | None, typer.Option(help="A user hint template (jinja2), instead of --hints.")] = None,
+    templates: Annotated[
+        Literal["repoanchor", "mini-swebench"],
+        typer.Option(
+            help="mini-swe-agent's prompts: repoanchor (ours) or mini-swebench (its installed SWE-bench templates, "
+            "the issue as their task; with --anchor our stage prompts stay the user messages)."
+        ),
+    ] = "repoanchor",
     env: Annotated[
         Literal["auto", "image", "docker", "local"],
         typer.Option(
@@ -175,6 +182,7 @@ def run(
             anchor_budget=anchor_budget,
             hints=hints,
             hints_file=str(hints_file) if hints_file else None,
+            templates=templates,
             instruction_cache=instruction_cache,
         )
         check_options(options)

@@ -76,8 +76,8 @@ def with_sampler_preset(fields: dict, name: str, chosen: set[str]) -> dict:
 
 
 def with_matrix_preset(matrix, name: str):
-    """The matrix with the preset's limits and temperature (the preset, named on the command line, wins over the
-    matrix file for the settings it names) and the preset itself, which matrix.json then records."""
+    """The matrix with the preset's limits, temperature and templates (the preset, named on the command line, wins
+    over the matrix file for the settings it names) and the preset itself, which matrix.json then records."""
     from repoanchor.evals.presets.apply import matrix_updates
     from repoanchor.evals.presets.model import record
     from repoanchor.evals.runs.matrix import MatrixModel
@@ -87,6 +87,7 @@ def with_matrix_preset(matrix, name: str):
     updates = matrix_updates(preset, matrix.limits.model_dump(), [model.model_dump() for model in matrix.models])
     typed = {"limits": Limits(**updates["limits"])} if "limits" in updates else {}
     typed |= {"models": [MatrixModel(**model) for model in updates["models"]]} if "models" in updates else {}
+    typed |= {"templates": updates["templates"]} if "templates" in updates else {}
     if preset.anchor is not None:  # every anchor condition follows the protocol's stage-1 rule
         rule = {"stage1_tests": preset.anchor.stage1_tests}
         typed["conditions"] = [c.model_copy(update=rule) if c.anchor else c for c in matrix.conditions]

@@ -24,10 +24,12 @@ def sampler_fields(preset: Preset) -> dict:
 
 
 def matrix_updates(preset: Preset, limits: dict, models: list[dict]) -> dict:
-    """MatrixConfig updates: the preset's limits over the matrix's, and its temperature for every model."""
+    """MatrixConfig updates: the preset's limits over the matrix's, its temperature for every model, its templates."""
     if preset.run is None:
         return {}
     updates: dict = {"limits": {**limits, **preset.run.limits}}
+    if preset.run.templates is not None:
+        updates["templates"] = preset.run.templates
     if preset.run.temperature is not None:
         updates["models"] = [{**model, "temperature": preset.run.temperature} for model in models]
     return updates

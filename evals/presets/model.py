@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from repoanchor.evals.suites.kinds import SuiteConfig
 from repoanchor.perturb.sampler.sampler import SamplerConfig
+from repoanchor.scaffolds.mini.templates import TemplatesName
 from repoanchor.scaffolds.records import Limits
 
 PACKAGE = "repoanchor.evals.presets"
@@ -50,6 +51,9 @@ class RunSettings(BaseModel):
     limits: dict[str, int | float] = Field(default_factory=dict)
     """Limits fields (steps, cost, wall_seconds, command_timeout)."""
     temperature: float | None = None
+    templates: TemplatesName | None = None
+    """mini-swe-agent's prompt templates: `mini-swebench` (its installed SWE-bench ones) or `repoanchor` (ours); anchor
+    stages keep our stage prompts either way (RunOptions.templates)."""
 
 
 class AnchorSettings(BaseModel):

@@ -30,6 +30,19 @@ def digest(value) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+LATER_OPTIONS = {"templates": "repoanchor"}
+"""RunOptions fields added after results were first fingerprinted: left out at their default, so a result made
+before one existed keeps its fingerprint; set otherwise, they change it."""
+
+
+def options_digest(options) -> str:
+    data = options.model_dump(mode="json", exclude={"instruction_cache"})
+    for name, default in LATER_OPTIONS.items():
+        if data.get(name) == default:
+            del data[name]
+    return digest(data)
+
+
 def _file_digest(path: Path) -> str:
     """Read every time: a file edited between two runs of one process must count as changed."""
     return digest(path.read_bytes()) if path.is_file() else "missing"
@@ -65,7 +78,7 @@ def fingerprints(units: list, suites: list[Path]) -> dict[str, dict[str, str]]:
     hints = {path: _file_digest(Path(path)) for path in {u.options.hints_file for u in units} if path}
     return {
         unit.unit_id: {
-            "options": digest(unit.options.model_dump(mode="json", exclude={"instruction_cache"})),
+            "options": options_digest(unit.options),
             "prompts": shared["prompts"],
             "hints_file": hints.get(unit.options.hints_file, "none"),
             "task": digest(unit.task.model_dump(mode="json", exclude={"repo"})),  # its tree: in the suite's manifest

@@ -7,6 +7,7 @@
     conditions: [{name: plain}, {name: anchor, anchor: true, hints: structural}]
     repeats: 3
     limits: {steps: 50, cost: 1.0}
+    templates: repoanchor  # or mini-swebench: mini-swe-agent's own SWE-bench templates (its units only)
     cost_budget: 20        # USD for the whole matrix; 0 = none
     out: runs/matrix
 
@@ -22,7 +23,6 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -30,9 +30,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from repoanchor.evals.harness.suite_format import as_task, read_suite_tasks
 from repoanchor.evals.harness.task_load import load_task
 from repoanchor.evals.harness.tasks import Task, TaskError
+from repoanchor.evals.runs.matrix_entries import Condition, MatrixModel
 from repoanchor.evals.runs.run_one import ALIASES, RunOptions
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig
-from repoanchor.scaffolds.models.model import ModelConfig
+from repoanchor.scaffolds.mini.templates import TemplatesName
 from repoanchor.scaffolds.records import Limits
 from repoanchor.scaffolds.registry import SCAFFOLDS
 
@@ -46,46 +47,6 @@ MAX_ID_CHARS = 180  # well under the 255-byte name limit, leaving room for suffi
 
 class MatrixConfigError(ValueError):
     """A config that cannot be used; the message names the file and the field."""
-
-
-class MatrixModel(ModelConfig):
-    """A model entry: ModelConfig's fields plus `name`, the label used in unit ids and reports."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    model: str = ""
-    """litellm model name; defaults to `name`."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _a_mapping(cls, data):
-        if isinstance(data, str):  # `models: [openai/gpt-4o]` is the first thing people write
-            raise ValueError(f"a model is a mapping, e.g. {{name: gpt-4o, model: openai/gpt-4o}}, not {data!r}")
-        return data
-
-    @model_validator(mode="after")
-    def _default_model(self) -> MatrixModel:
-        self.model = self.model or self.name
-        return self
-
-    def config(self) -> ModelConfig:
-        return ModelConfig(**self.model_dump(exclude={"name"}))
-
-
-class Condition(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    anchor: bool = False
-    hints: Literal["none", "structural"] = "none"
-    hints_file: Path | None = None
-    """A user hint template (jinja2), used instead of `hints`."""
-    budget: Literal["separate", "shared"] = "separate"
-    """Anchor conditions: `separate` gives each stage the full limits; `shared` makes both stages (stage 1's
-    retry included) spend one set of limits, the plain condition's, so plain vs anchor compares equal budgets."""
-    stage1_tests: Literal["allowed", "forbidden"] = "allowed"
-    """Anchor conditions: `forbidden` records each stage-1 test run as a violation (the RepoMirage paper's rule)."""
 
 
 class MatrixConfig(BaseModel):
@@ -102,6 +63,9 @@ class MatrixConfig(BaseModel):
     conditions: list[Condition] = [Condition(name="plain")]
     repeats: int = Field(1, ge=1)
     limits: Limits = Limits()
+    templates: TemplatesName = "repoanchor"
+    """mini-swe-agent's prompt templates: ours, or `mini-swebench`, its installed SWE-bench ones (see RunOptions).
+    Other scaffolds have none: their units keep ours (task.j2), as a paper's protocol runs OpenCode beside mini."""
     environment: EnvironmentConfig = EnvironmentConfig(kind="auto")
     """Where each unit's agent runs; `auto`: a model in its task's environment image, the oracle locally."""
     max_infra_retries: int = Field(2, ge=0)
@@ -231,6 +195,7 @@ def _unit(config, suite, task, scaffold, model, condition, repeat) -> Unit:
         anchor=condition.anchor,
         anchor_budget=condition.budget,
         anchor_stage1_tests=condition.stage1_tests,
+        templates=config.templates if scaffold == "mini-swe-agent" else "repoanchor",
         hints=condition.hints,
         hints_file=str(condition.hints_file) if condition.hints_file else None,
     )

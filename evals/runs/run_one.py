@@ -23,6 +23,7 @@ from repoanchor.evals.harness.eval_script import IMAGE_REPO_DIR
 from repoanchor.evals.harness.tasks import Task, TaskError
 from repoanchor.scaffolds.environments.docker_container import BASE_IMAGE
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig, open_environment
+from repoanchor.scaffolds.mini.templates import TemplatesName, template_set
 from repoanchor.scaffolds.models.credentials import refuse_missing_credentials
 from repoanchor.scaffolds.models.model import ModelConfig, redact
 from repoanchor.scaffolds.models.pricing import refuse_unpriced
@@ -39,9 +40,14 @@ class RunOptions(BaseModel):
     environment: EnvironmentConfig = EnvironmentConfig(kind="auto")
     anchor: bool = False
     anchor_budget: Literal["separate", "shared"] = "separate"
+    """`shared`: both anchor stages spend one set of `limits` (see anchor.workflow); `separate`: each gets them."""
     anchor_stage1_tests: Literal["allowed", "forbidden"] = "allowed"
     """`forbidden` (RepoMirage's rule): each stage-1 test run is recorded as a violation (anchor.stage1_tests)."""
-    """`shared`: both anchor stages spend one set of `limits` (see anchor.workflow); `separate`: each gets them."""
+    templates: TemplatesName = "repoanchor"
+    """mini-swe-agent's templates (scaffolds/mini/templates.py): `repoanchor`, ours (mini_system.j2, task.j2);
+    `mini-swebench`, its installed SWE-bench ones (swebench.yaml's system, instance, observation and format-error
+    templates) with the issue as `task`, hints after it. Anchor runs: our stage prompts are the user messages, under
+    mini's other templates. OpenCode has no such templates: refused."""
     hints: str = "none"
     hints_file: str | None = None
     instruction_cache: Path | None = None
@@ -52,11 +58,28 @@ def warn_once(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
-def scaffold_for(name: str):
+def scaffold_for(name: str, templates: str = "repoanchor", anchor: bool = False):
+    """The scaffold, set to render `templates` (mini-swe-agent only; anchor runs keep our stage prompts)."""
     name = ALIASES.get(name, name)
     if name not in SCAFFOLDS:
         raise ValueError(f"unknown scaffold {name!r}; choose one of {sorted(SCAFFOLDS) + sorted(ALIASES)}")
-    return SCAFFOLDS[name]()
+    if templates == "repoanchor":
+        return SCAFFOLDS[name]()
+    if name != "mini-swe-agent":
+        raise ValueError(
+            f"templates {templates!r} are mini-swe-agent's own; {name} has none (use templates: repoanchor)"
+        )
+    return SCAFFOLDS[name](template_set(templates, stage_prompts=anchor))
+
+
+def plain_prompt(options: RunOptions, task: Task, hint_text: str, workdir: str) -> str:
+    """A plain run's prompt: our task.j2, or, under mini's SWE-bench templates, their `task` variable (the issue as
+    mini's swebench runner gives it; hints, having no place in mini's template, follow it in task.j2's block)."""
+    if options.templates == "repoanchor":
+        return prompts.render("task", task=task.problem_statement, hints=hint_text, workdir=workdir)
+    if not hint_text:
+        return task.problem_statement
+    return f"{task.problem_statement.rstrip()}\n\n<hints>\n{hint_text}\n</hints>\n"
 
 
 TRUSTED_POLICIES = ("openai/oracle",)
@@ -97,14 +120,14 @@ def check_options(options: RunOptions) -> None:
     cost limit on a model without a price, a provider key that is not set (ValueError or FileNotFoundError,
     naming the option)."""
     refuse_missing_credentials([options.model], ["--model"])
-    scaffold_for(options.scaffold)
+    scaffold_for(options.scaffold, options.templates, options.anchor)
     prompts.hints(options.hints, options.hints_file)
     refuse_unpriced([options.model], options.limits.cost)
 
 
 def run_task(task: Task, options: RunOptions, out: Path) -> dict:
     """Run `task` as `options` say; returns the summary also written to `out/summary.json`."""
-    scaffold = scaffold_for(options.scaffold)
+    scaffold = scaffold_for(options.scaffold, options.templates, options.anchor)
     hint_text = prompts.hints(options.hints, options.hints_file)
     out.mkdir(parents=True, exist_ok=True)
     environment, note, status = options.environment, None, {}
@@ -115,6 +138,10 @@ def run_task(task: Task, options: RunOptions, out: Path) -> dict:
         # OpenCode runs inside the container: its binary and the model relay's socket are mounted there.
         mounts = scaffold.mounts() if environment.kind == "docker" and hasattr(scaffold, "mounts") else None
         with open_environment(environment, task.repo, task.base_commit, mounts=mounts) as env:
+            if options.templates == "mini-swebench" and env.workdir != IMAGE_REPO_DIR:
+                warn_once(
+                    f"mini's SWE-bench templates name {IMAGE_REPO_DIR} as the working folder; here it is elsewhere"
+                )
             if options.anchor:
                 cache = InstructionCache(options.instruction_cache) if options.instruction_cache else None
                 record = run_anchored(scaffold, task.problem_statement, env, options.model, options.limits, out,
@@ -123,7 +150,7 @@ def run_task(task: Task, options: RunOptions, out: Path) -> dict:
                 status = {"anchor_status": record.anchor_status, "anchor_budget": record.budget,
                           "stage_limits": record.stage_limits}  # fmt: skip
             else:
-                prompt = prompts.render("task", task=task.problem_statement, hints=hint_text, workdir=env.workdir)
+                prompt = plain_prompt(options, task, hint_text, env.workdir)
                 record = scaffold.run(prompt, env, options.model, options.limits, out)
     except InfraError as error:  # no environment (no engine, no image, a failed setup): the agent never ran
         record = RunRecord(scaffold=scaffold.name, model=options.model.model, environment=environment.kind,
@@ -137,6 +164,7 @@ def run_task(task: Task, options: RunOptions, out: Path) -> dict:
         "image": environment.image if environment.kind == "docker" else None,
         "environment_note": note,
         "condition": ("anchor" if options.anchor else "plain") + f"+hints:{options.hints_file or options.hints}",
+        "templates": options.templates,
         **status,
         "exit_status": record.exit_status,
         "infra_error": record.infra_error,
