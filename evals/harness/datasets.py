@@ -46,6 +46,14 @@ class DatasetLoad(BaseModel):
     def by_id(self) -> dict[str, dict[str, Any]]:
         return {row["instance_id"]: row for row in self.rows}
 
+    def require_rows(self) -> DatasetLoad:
+        """Itself when it holds a usable row; else DatasetError saying why, so that a build of nothing stops
+        before it writes a suite of no task."""
+        if self.rows:
+            return self
+        why = f"{len(self.errors)} refused, first {self.errors[0]}" if self.errors else "the source is empty"
+        raise DatasetError(f"no usable row: {why} ({self.source})")
+
 
 def load_dataset(source: str | Path, split: str | None = None) -> DatasetLoad:
     """Load and check every row of `source`; raises DatasetError only when nothing can be read."""

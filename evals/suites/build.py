@@ -90,7 +90,7 @@ def build_suite(
     config = config or SuiteConfig(
         kind=kind, seed=seed, n_variants=n_variants, other_file_rate=other_file_rate, extend=extend_config
     )
-    full = load_dataset(dataset)
+    full = load_dataset(dataset).require_rows()
     loaded, chosen = select_load(full, selection)
     out = Path(out).resolve()
     header = _header(dataset, full, config, provider)

@@ -45,7 +45,7 @@ def build_original_suite(
     preset: dict | None = None,
 ) -> dict:
     """Writes SUITE/{tasks.jsonl, repos/, ground_truth/, manifest.json}; returns the manifest."""
-    loaded, chosen = select_load(load_dataset(dataset), selection)
+    loaded, chosen = select_load(load_dataset(dataset).require_rows(), selection)
     out = Path(out)
     tasks, hashes = [], {}
     for row in loaded.rows:

@@ -19,6 +19,8 @@ ROW = {"instance_id": "a__b-1", "repo": "a/b", "base_commit": "x", "problem_stat
 INPUTS = {
     **TREE,
     "row.jsonl": json.dumps(ROW) + "\n",
+    "empty.jsonl": "",
+    "bad.jsonl": "not json\n",
     "bad.yaml": "scaffolds: [mini\n",
     "strings.yaml": "suites: [suite]\nscaffolds: [mini]\nmodels: [openai/gpt-4o]\n",
     "typo.yaml": "suites: [suite]\nscaffolds: [mini]\nmodels: [{name: m}]\nrepeets: 2\n",
@@ -57,6 +59,9 @@ CASES = [
     ("perturb check-catalogue missing cat", 2, "Missing option '--test-cmd'"),
     # suite
     ("suite build missing.jsonl --out s1", 2, "missing.jsonl: no such file or folder"),
+    ("suite build empty.jsonl --out s1", 2, "no usable row: the source is empty (empty.jsonl)"),
+    ("suite build bad.jsonl --suite original --out s1", 2, "no usable row: 1 refused, first line 1: not JSON"),
+    ("suite build row.jsonl --out s1", 2, "first line 1 (a__b-1): missing or empty patch, test_patch (row.jsonl)"),
     ("suite build row.jsonl --suite perturbb --out s1", 2, "'perturbb' is not one of 'perturb', 'spt'"),
     ("suite build row.jsonl --provider docker --out s1", 2, "'docker' is not one of 'local', 'image'"),
     ("suite build row.jsonl --sampler {bad --out s1", 2, "--sampler: neither a JSON object nor a JSON file"),

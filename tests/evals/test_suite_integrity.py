@@ -117,12 +117,17 @@ def test_a_variant_with_no_rewritten_site_is_rejected_saying_why(tmp_path):
 def test_an_empty_dataset_or_suite_is_no_success_and_a_missing_suite_is_named(tmp_path):
     from typer.testing import CliRunner
 
+    from repoanchor.evals.cli.main import app as root
     from repoanchor.evals.cli.suite import app
 
     (tmp_path / "empty.jsonl").write_text("")
-    built = CliRunner().invoke(app, ["build", str(tmp_path / "empty.jsonl"), "--out", str(tmp_path / "s")])
-    assert built.exit_code == 1
-    assert "holds no readable row: the suite has no task" in built.output
+    built = CliRunner().invoke(root, ["suite", "build", str(tmp_path / "empty.jsonl"), "--out", str(tmp_path / "s")])
+    assert built.exit_code == 2
+    assert "no usable row: the source is empty" in built.output
+    assert not (tmp_path / "s").exists()  # refused before a suite of no task was written
+    (tmp_path / "s").mkdir()  # such a suite, as an older build left it
+    (tmp_path / "s" / "manifest.json").write_text('{"suite": "perturb", "hashes": {}}')
+    (tmp_path / "s" / "tasks.jsonl").write_text("")
     checked = CliRunner().invoke(app, ["validate", str(tmp_path / "s")])
     assert checked.exit_code == 1
     assert '"ok": false' in checked.stdout
