@@ -310,6 +310,7 @@ def export_preds(
         bool,
         typer.Option(help="Also Perturb/SPT/Extend units, under their task ids (their patches fit the variant only)."),
     ] = False,
+    force: Force = False,
 ) -> None:
     """SWE-bench predictions files (instance_id, model_name_or_path, model_patch) for the official harness.
 
@@ -318,6 +319,7 @@ def export_preds(
     from repoanchor.evals.interop.predictions import export_predictions
     from repoanchor.evals.runs.matrix import MatrixConfigError
 
+    refuse_overwrite(out, force)
     try:
         summary = export_predictions(run, out, include_variants=include_variants)
     except MatrixConfigError as error:
@@ -332,8 +334,9 @@ def results(
         list[Path], typer.Argument(help="Run matrices: their YAML files or their `out` folders (holding matrix.json).")
     ],
     out: Annotated[
-        Path, typer.Option(help="Folder for results.md, results.html, the CSV tables and the plots.")
+        Path, typer.Option(help="Folder for results.md, results.html, the CSV tables and the plots (or --force).")
     ] = Path("results"),
+    force: Force = False,
 ) -> None:
     """The papers' tables from graded run matrices: Perturb (original vs perturbed, files read), Extend per
     family, plain vs anchor and no hints vs hints (paired on the source instance, Holm-adjusted, with costs),
@@ -348,6 +351,7 @@ def results(
     from repoanchor.evals.analysis.results.write import write_results
     from repoanchor.evals.runs.matrix import MatrixConfigError
 
+    refuse_overwrite(out, force)
     try:
         summary = write_results(list(runs), out)
     except MatrixConfigError as error:

@@ -103,6 +103,8 @@ CASES = [
     ("analyze traj.json --out done", 2, "done already exists; give --force"),
     ("analyze traj.json --out a1 --condition nameless", 2, "expected PATH=NAME, got 'nameless'"),
     ("results missing --out r1", 2, "missing: cannot read the config"),
+    ("results missing --out done", 2, "done already exists; give --force"),
+    ("export preds missing --out done", 2, "done already exists; give --force"),
     ("grade missing.yaml", 2, "missing.yaml: cannot read the config"),
     ("grade keyless.yaml --test-edits maybe", 2, "'maybe' is not one of 'strip', 'refuse', 'keep'"),
     ("grade keyless.yaml --provider cloud", 2, "'cloud' is not one of 'auto', 'image', 'local'"),
