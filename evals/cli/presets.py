@@ -76,18 +76,24 @@ def with_sampler_preset(fields: dict, name: str, chosen: set[str]) -> dict:
 
 
 def with_matrix_preset(matrix, name: str):
-    """The matrix with the preset's limits, temperature and templates (the preset, named on the command line, wins
-    over the matrix file for the settings it names) and the preset itself, which matrix.json then records."""
+    """The matrix with the preset's limits, temperature, templates and per-kind suite repeats (the preset, named on
+    the command line, wins over the matrix file for the settings it names) and the preset itself, which matrix.json
+    then records."""
     from repoanchor.evals.presets.apply import matrix_updates
     from repoanchor.evals.presets.model import record
     from repoanchor.evals.runs.matrix import MatrixModel
+    from repoanchor.evals.runs.matrix_entries import suite_kind
     from repoanchor.scaffolds.records import Limits
 
     preset = load_or_exit(name)
-    updates = matrix_updates(preset, matrix.limits.model_dump(), [model.model_dump() for model in matrix.models])
+    kinds = {suite.name: suite_kind(suite) for suite in matrix.suites}
+    models = [model.model_dump() for model in matrix.models]
+    updates = matrix_updates(preset, matrix.limits.model_dump(), models, kinds)
     typed = {"limits": Limits(**updates["limits"])} if "limits" in updates else {}
     typed |= {"models": [MatrixModel(**model) for model in updates["models"]]} if "models" in updates else {}
     typed |= {"templates": updates["templates"]} if "templates" in updates else {}
+    if "suite_repeats" in updates:  # the preset's, for the suites of the kinds it names; the matrix's elsewhere
+        typed["suite_repeats"] = {**matrix.suite_repeats, **updates["suite_repeats"]}
     if preset.anchor is not None:  # every anchor condition follows the protocol's stage-1 rule
         rule = {"stage1_tests": preset.anchor.stage1_tests}
         typed["conditions"] = [c.model_copy(update=rule) if c.anchor else c for c in matrix.conditions]

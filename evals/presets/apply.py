@@ -23,11 +23,16 @@ def sampler_fields(preset: Preset) -> dict:
     return dict(preset.sampler or {})
 
 
-def matrix_updates(preset: Preset, limits: dict, models: list[dict]) -> dict:
-    """MatrixConfig updates: the preset's limits over the matrix's, its temperature for every model, its templates."""
+def matrix_updates(preset: Preset, limits: dict, models: list[dict], suite_kinds: dict | None = None) -> dict:
+    """MatrixConfig updates: the preset's limits over the matrix's, its temperature for every model, its templates,
+    and its repeats for each suite (`suite_kinds`: suite label -> kind) of a kind it names."""
     if preset.run is None:
         return {}
     updates: dict = {"limits": {**limits, **preset.run.limits}}
+    by_kind = preset.run.suite_repeats or {}
+    repeats = {label: by_kind[kind] for label, kind in (suite_kinds or {}).items() if kind in by_kind}
+    if repeats:
+        updates["suite_repeats"] = repeats
     if preset.run.templates is not None:
         updates["templates"] = preset.run.templates
     if preset.run.temperature is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -54,6 +54,9 @@ class RunSettings(BaseModel):
     templates: TemplatesName | None = None
     """mini-swe-agent's prompt templates: `mini-swebench` (its installed SWE-bench ones) or `repoanchor` (ours); anchor
     stages keep our stage prompts either way (RunOptions.templates)."""
+    suite_repeats: dict[Literal["original", "perturb", "spt", "extend"], Annotated[int, Field(ge=1)]] | None = None
+    """Repeats per suite kind (as its manifest names it), over the matrix's for every suite of that kind: Jagged
+    Frontier runs the original suite 20 times and each variant once."""
 
 
 class AnchorSettings(BaseModel):

@@ -1,6 +1,7 @@
 """The run matrix: a YAML file naming suites × scaffolds × models × conditions × repeats, expanded into units.
 
     suites: [runs/suites/perturb, runs/suites/original]   # suite folders (see suite_format.py)
+    # or with a suite's own repeats: [{path: runs/suites/original, repeats: 20}, runs/suites/spt]
     tasks: [my-task-dir, data.jsonl#astropy__astropy-12907]   # ad-hoc tasks, besides or instead of suites
     scaffolds: [mini-swe-agent]
     models: [{name: gpt4o, model: openai/gpt-4o, price_per_million: [2.5, 10]}]
@@ -23,6 +24,7 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Annotated
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -30,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from repoanchor.evals.harness.suite_format import as_task, read_suite_tasks
 from repoanchor.evals.harness.task_load import load_task
 from repoanchor.evals.harness.tasks import Task, TaskError
-from repoanchor.evals.runs.matrix_entries import Condition, MatrixModel
+from repoanchor.evals.runs.matrix_entries import Condition, MatrixModel, with_suite_entries
 from repoanchor.evals.runs.run_one import ALIASES, RunOptions
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig
 from repoanchor.scaffolds.mini.templates import TemplatesName
@@ -53,7 +55,10 @@ class MatrixConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     suites: list[Path] = []
-    """Suite folders (tasks.jsonl + repos/)."""
+    """Suite folders (tasks.jsonl + repos/); an entry {path: P, repeats: N} gives that suite its own repeats."""
+    suite_repeats: dict[str, Annotated[int, Field(ge=1)]] = {}
+    """Repeats of particular suites, by label (folder name), over `repeats`; written as {path, repeats} entries
+    in `suites` (Jagged Frontier: the original suite 20 times, each variant once)."""
     tasks: list[str] = []
     """Task directories or DATASET#INSTANCE_ID rows, for ad-hoc matrices."""
     repo_cache: Path | None = None
@@ -76,8 +81,7 @@ class MatrixConfig(BaseModel):
     """Units running at once; None = the executor's CPU count."""
     out: Path = Path("runs/matrix")
     preset: dict | None = None
-    """The named protocol (`eval --preset`) whose limits and temperature this matrix runs under, as
-    `repoanchor presets show` prints it; recorded in matrix.json."""
+    """The named protocol (`eval --preset`) whose run settings this matrix takes, as `presets show` prints it."""
 
     @field_validator("scaffolds")
     @classmethod
@@ -88,15 +92,28 @@ class MatrixConfig(BaseModel):
             raise ValueError(f"unknown scaffold(s) {unknown}; choose from {sorted(SCAFFOLDS) + sorted(ALIASES)}")
         return canonical
 
+    @model_validator(mode="before")
+    @classmethod
+    def _suite_entries(cls, data):
+        return with_suite_entries(data)
+
     @model_validator(mode="after")
     def _unique_and_nonempty(self) -> MatrixConfig:
         if not self.suites and not self.tasks:
             raise ValueError("give `suites` (suite folders) or `tasks` (task directories / dataset rows)")
+        labels = {suite.name for suite in self.suites} | ({AD_HOC_SUITE} if self.tasks else set())
+        unknown = sorted(set(self.suite_repeats) - labels)
+        if unknown:
+            raise ValueError(f"suite_repeats: no suite labelled {unknown} in this matrix (labels: {sorted(labels)})")
         for field, names in (("models", [m.name for m in self.models]), ("conditions", self._condition_names())):
             repeated = [name for name, count in Counter(names).items() if count > 1]
             if repeated:
                 raise ValueError(f"{field}: names must be unique, repeated: {repeated}")
         return self
+
+    def repeats_of(self, suite: str) -> int:
+        """How many times the units of the suite labelled `suite` run."""
+        return self.suite_repeats.get(suite, self.repeats)
 
     def _condition_names(self) -> list[str]:
         return [condition.name for condition in self.conditions]
@@ -114,7 +131,7 @@ class MatrixConfig(BaseModel):
         try:
             config = cls.model_validate(data)
         except ValidationError as exc:
-            lines = [f"{path}: {'.'.join(map(str, e['loc'])) or '(top level)'}: {e['msg']}" for e in exc.errors()]
+            lines = [_error_line(path, error) for error in exc.errors()]
             raise MatrixConfigError("; ".join(lines)) from None
         config = config.relative_to(path.parent)
         for number, condition in enumerate(config.conditions):
@@ -136,6 +153,12 @@ class MatrixConfig(BaseModel):
                 "out": base / self.out,
             }
         )
+
+
+def _error_line(path: Path, error: dict) -> str:
+    """One validation error; a whole-config check names its own field (`suites.0.repeats: ...`)."""
+    where = ".".join(map(str, error["loc"]))
+    return f"{path}: {where}: {error['msg']}" if where else f"{path}: {error['msg'].removeprefix('Value error, ')}"
 
 
 def _relative_spec(base: Path, spec: str) -> str:
@@ -174,8 +197,8 @@ def expand(config: MatrixConfig) -> list[Unit]:
     condition of a task, the pairs paired statistics need) rather than all repeats of a few tasks."""
     tasks = load_tasks(config)
     keys, units = [], []
-    for repeat in range(1, config.repeats + 1):
-        for suite, task in tasks:
+    for repeat in range(1, max([config.repeats, *config.suite_repeats.values()]) + 1):
+        for suite, task in [(suite, task) for suite, task in tasks if repeat <= config.repeats_of(suite)]:
             for scaffold in config.scaffolds:
                 for model in config.models:
                     for condition in config.conditions:

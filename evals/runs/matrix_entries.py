@@ -1,15 +1,18 @@
-"""The entries a run matrix lists: models (ModelConfig plus a label) and conditions (plain, anchor, hints).
+"""The entries a run matrix lists: models (ModelConfig plus a label), conditions (plain, anchor, hints) and
+suites with their own repeats (`{path: suites/original, repeats: 20}`).
 
 Kept apart from matrix.py, which expands a config of them into units; `from ...matrix import MatrixModel` still works.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from repoanchor.evals.harness.suite_format import MANIFEST_FILE
 from repoanchor.scaffolds.models.model import ModelConfig
 
 
@@ -51,3 +54,40 @@ class Condition(BaseModel):
     retry included) spend one set of limits, the plain condition's, so plain vs anchor compares equal budgets."""
     stage1_tests: Literal["allowed", "forbidden"] = "allowed"
     """Anchor conditions: `forbidden` records each stage-1 test run as a violation (the RepoMirage paper's rule)."""
+
+
+class SuiteEntry(BaseModel):
+    """A suite with its own number of repeats, e.g. a baseline run 20 times beside variants run once."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: Path
+    repeats: int = Field(ge=1)
+
+
+def with_suite_entries(data):
+    """A matrix config's fields with `suites` entries that are {path, repeats} mappings split into the path and
+    `suite_repeats` by suite label: the folder's name, as in unit ids, so it survives paths made relative."""
+    if not isinstance(data, dict) or not isinstance(data.get("suites"), list):
+        return data
+    paths, repeats = [], dict(data.get("suite_repeats") or {})
+    for number, entry in enumerate(data["suites"]):
+        if isinstance(entry, dict):
+            try:
+                entry = SuiteEntry.model_validate(entry)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                raise ValueError(f"suites.{number}.{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+            repeats[entry.path.name] = entry.repeats
+            entry = entry.path
+        paths.append(entry)
+    return {**data, "suites": paths, **({"suite_repeats": repeats} if repeats else {})}
+
+
+def suite_kind(suite: Path) -> str | None:
+    """The kind a built suite's manifest names (original, perturb, spt, extend); None where it has none."""
+    try:
+        manifest = json.loads((Path(suite) / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return manifest.get("suite") if isinstance(manifest, dict) else None
