@@ -28,6 +28,14 @@ def _environment(folder: str) -> jinja2.Environment:
     )
 
 
+@cache
+def _environment_without_files() -> jinja2.Environment:
+    """As `_environment`, for a template given as text: it can include nothing."""
+    return jinja2.Environment(
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True
+    )
+
+
 def template_path(name: str) -> Path:
     """A user's template by path ("my/hint.j2", any existing file), else a shipped one by name ("mini_system")."""
     path = Path(name) if Path(name).is_file() else HERE / f"{name}.j2"
@@ -49,8 +57,12 @@ def available() -> list[str]:
 HINT_VARIANTS = ("none", "structural")
 
 
-def hints(variant: str = "none", hints_file: str | None = None) -> str:
-    """The hint section's text: a shipped variant by name, or a user's template file (rendered strictly)."""
+def hints(variant: str = "none", hints_file: str | None = None, text: str | None = None) -> str:
+    """The hint section's text: a shipped variant by name, or a user's template file (rendered strictly).
+
+    `text`: the user template's content, read elsewhere (a Ray node cannot read the driver's `hints_file`)."""
+    if text is not None:
+        return _environment_without_files().from_string(text).render().strip()
     if hints_file is not None:
         if not Path(hints_file).is_file():
             raise FileNotFoundError(f"hints file {str(hints_file)!r} does not exist")

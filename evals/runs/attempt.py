@@ -10,12 +10,13 @@ from pathlib import Path
 from repoanchor.evals.runs.matrix import Unit
 
 
-def run_attempt(unit: Unit, folder: str) -> dict:
-    """Run one attempt of `unit` into `folder`; never raises for the run's own failures."""
+def run_attempt(unit: Unit, folder: str, hints_text: str | None = None) -> dict:
+    """Run one attempt of `unit` into `folder`; never raises for the run's own failures.
+    `hints_text`: see run_task (the Ray executor carries a hints file's content, not its path)."""
     from repoanchor.evals.runs.run_one import run_task
 
     try:
-        return {"summary": run_task(unit.task, unit.options, Path(folder))}
+        return {"summary": run_task(unit.task, unit.options, Path(folder), hints_text=hints_text)}
     except Exception:  # a bug in a scaffold or template: recorded with its traceback, the batch goes on
         return {"error": traceback.format_exc()}
 

@@ -125,10 +125,13 @@ def check_options(options: RunOptions) -> None:
     refuse_unpriced([options.model], options.limits.cost)
 
 
-def run_task(task: Task, options: RunOptions, out: Path) -> dict:
-    """Run `task` as `options` say; returns the summary also written to `out/summary.json`."""
+def run_task(task: Task, options: RunOptions, out: Path, hints_text: str | None = None) -> dict:
+    """Run `task` as `options` say; returns the summary also written to `out/summary.json`.
+
+    `hints_text`: the hints file's content where `options.hints_file` cannot be read (a Ray node); the file's
+    path then only labels the condition, as it does everywhere else."""
     scaffold = scaffold_for(options.scaffold, options.templates, options.anchor)
-    hint_text = prompts.hints(options.hints, options.hints_file)
+    hint_text = prompts.hints(options.hints, options.hints_file, text=hints_text)
     out.mkdir(parents=True, exist_ok=True)
     environment, note, status = options.environment, None, {}
     try:
