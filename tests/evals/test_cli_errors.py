@@ -30,6 +30,8 @@ INPUTS = {
     "issue.txt": "Fix f.\n",
     "emptydir/.keep": "",
     "done/result.txt": "an earlier result\n",
+    "ok.jsonl": (Path(__file__).parents[2] / "examples" / "dataset-row.jsonl").read_text(),
+    "resumed/.build/header.json": "{}",
 }
 
 # (arguments, exit code, a fragment of the one error line)
@@ -60,6 +62,8 @@ CASES = [
     # suite
     ("suite build missing.jsonl --out s1", 2, "missing.jsonl: no such file or folder"),
     ("suite build empty.jsonl --out s1", 2, "no usable row: the source is empty (empty.jsonl)"),
+    ("suite build ok.jsonl --out done", 2, "done exists and is not a suite build folder"),
+    ("suite build ok.jsonl --seed 3 --out resumed", 2, "resumed holds a build of another dataset or config"),
     ("suite build bad.jsonl --suite original --out s1", 2, "no usable row: 1 refused, first line 1: not JSON"),
     ("suite build row.jsonl --out s1", 2, "first line 1 (a__b-1): missing or empty patch, test_patch (row.jsonl)"),
     ("suite build row.jsonl --suite perturbb --out s1", 2, "'perturbb' is not one of 'perturb', 'spt'"),
