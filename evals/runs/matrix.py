@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from repoanchor.evals.harness.suite_format import as_task, read_suite_tasks
 from repoanchor.evals.harness.task_load import load_task
 from repoanchor.evals.harness.tasks import Task, TaskError
+from repoanchor.evals.runs.config_errors import error_line
 from repoanchor.evals.runs.matrix_entries import Condition, MatrixModel, with_suite_entries
 from repoanchor.evals.runs.run_one import ALIASES, RunOptions
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig
@@ -131,7 +132,7 @@ class MatrixConfig(BaseModel):
         try:
             config = cls.model_validate(data)
         except ValidationError as exc:
-            lines = [_error_line(path, error) for error in exc.errors()]
+            lines = [error_line(path, error, cls) for error in exc.errors()]
             raise MatrixConfigError("; ".join(lines)) from None
         config = config.relative_to(path.parent)
         for number, condition in enumerate(config.conditions):
@@ -153,12 +154,6 @@ class MatrixConfig(BaseModel):
                 "out": base / self.out,
             }
         )
-
-
-def _error_line(path: Path, error: dict) -> str:
-    """One validation error; a whole-config check names its own field (`suites.0.repeats: ...`)."""
-    where = ".".join(map(str, error["loc"]))
-    return f"{path}: {where}: {error['msg']}" if where else f"{path}: {error['msg'].removeprefix('Value error, ')}"
 
 
 def _relative_spec(base: Path, spec: str) -> str:

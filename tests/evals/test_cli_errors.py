@@ -85,7 +85,7 @@ CASES = [
     ("eval missing.yaml", 2, "missing.yaml: cannot read the config"),
     ("eval bad.yaml", 2, "bad.yaml: cannot read the config: while parsing a flow sequence"),
     ("eval strings.yaml", 2, "a model is a mapping, e.g. {name: gpt-4o, model: openai/gpt-4o}"),
-    ("eval typo.yaml", 2, "typo.yaml: repeets: Extra inputs are not permitted"),
+    ("eval typo.yaml", 2, "typo.yaml: repeets: Extra inputs are not permitted (valid: suites, suite_repeats"),
     ("eval aider.yaml", 2, "unknown scaffold(s) ['aider']"),
     ("eval keyless.yaml", 2, "model openai/gpt-4o needs OPENAI_API_KEY, which is not set (keyless.yaml:models[0])"),
     ("eval keyless.yaml --executor nope", 2, "'nope' is not one of 'local', 'ray'"),
