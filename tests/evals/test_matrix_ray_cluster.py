@@ -8,8 +8,6 @@ renamed away once every task has been sent, before the units that remain (the lo
 from __future__ import annotations
 
 import pickle
-import shutil
-import tempfile
 import threading
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from repoanchor.evals.runs.run_matrix import run_matrix
 from repoanchor.evals.runs.shipping import bundle_repository, travelling
 from repoanchor.scaffolds.models.scripted_server import ScriptedServer
 from tests.support.matrix_suite import comparable, make_suite, oracle, result_files, write_config
+from tests.support.ray_cluster import local_cluster
 
 pytestmark = pytest.mark.xdist_group("ray-cluster")
 MATRIX = {"conditions": [{"name": "plain"}], "repeats": 2}  # 2 tasks x 2 repeats: both tasks are sent first
@@ -35,33 +34,12 @@ def api_key():
         yield
 
 
-def start_node(cluster, folder: Path, **args):
-    """A node whose processes run in `folder` with their own TMPDIR (attempts run there) and Ray temp dir."""
-    (folder / "tmp").mkdir()
-    with pytest.MonkeyPatch.context() as patch:  # its processes inherit this environment and working folder
-        patch.setenv("TMPDIR", str(folder / "tmp"))
-        patch.chdir(folder)
-        return cluster.add_node(num_cpus=1, temp_dir=str(folder / "tmp" / "ray"), include_dashboard=False, **args)
-
-
 @pytest.fixture
 def cluster():
     ray = pytest.importorskip("ray")
-    from ray.cluster_utils import Cluster
-
     assert not ray.is_initialized()
-    # Short folders: Ray's unix sockets live under the temp dir, and their paths may not exceed 107 bytes.
-    folders = [Path(tempfile.mkdtemp(prefix=f"ra-node{n}-")) for n in (1, 2)]
-    nodes = Cluster(shutdown_at_exit=True)
-    try:  # every node goes down and every folder goes, however the test ends
-        start_node(nodes, folders[0])
-        worker = start_node(nodes, folders[1])
-        nodes.wait_for_nodes()
+    with local_cluster(2) as (nodes, (_, worker)):
         yield nodes, worker
-    finally:
-        nodes.shutdown()
-        for folder in folders:
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 class Gate:
