@@ -108,7 +108,7 @@ def _agent(env: Environment, model: ModelConfig, limits: Limits, traj: Path, scr
         # A known price must produce a real cost (else the cost limit silently never fires); an unknown
         # one must not crash the run. Passed here, since mini reads $MSWEA_COST_TRACKING only at import.
         "cost_tracking": "default" if priced else "ignore_errors",
-        **templates.model_config_fields(),
+        **templates.mini_model_fields(),
     }
     if registry is not None:
         config["litellm_model_registry"] = str(registry)

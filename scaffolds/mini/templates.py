@@ -46,7 +46,7 @@ class TemplateSet(BaseModel):
     def agent_config(self) -> dict:
         return {"system_template": self.system, "instance_template": self.instance}
 
-    def model_config_fields(self) -> dict:
+    def mini_model_fields(self) -> dict:
         fields = {"observation_template": self.observation, "format_error_template": self.format_error}
         return {name: value for name, value in fields.items() if value is not None}
 
