@@ -204,9 +204,9 @@ def run_instance(job: InstanceJob) -> None:
     if work.env is not None:  # where this instance's tasks were validated (an image may say which Python it had)
         environment = work.env.model_dump(include=ENVIRONMENT_FIELDS, exclude_none=True)
         record["environment"] = work.scrub({**environment, "python_version": work.python_version})
-    write_atomic(
-        _result_path(job.out, job.row["instance_id"]), dumps({**record, "seconds": time.monotonic() - started})
-    )
+    seconds = time.monotonic() - started
+    record |= {"seconds": seconds, "stages": work.clock.record(seconds)}
+    write_atomic(_result_path(job.out, job.row["instance_id"]), dumps(record))
     failpoint("suite.result-written", name)
     (job.out / ".build" / "moving" / f"{name}.json").unlink(missing_ok=True)
     failpoint("suite.note-removed", name)
@@ -273,12 +273,14 @@ def _collect(out: Path, loaded, kind: str, assign: dict | None = None) -> tuple[
     """Tasks and rejections of every instance in dataset order, then the dataset's malformed rows, timings and
     each instance's environment; with `assign` (Extend), only each instance's assigned family is kept and the
     other tasks are removed."""
-    tasks, rejected, seconds, summaries, environments = [], [], {}, [], {}
+    tasks, rejected, seconds, stages, summaries, environments = [], [], {}, {}, [], {}
     for row in loaded.rows:
         result = json.loads(_result_path(out, row["instance_id"]).read_text())
         tasks += result["tasks"]
         rejected += result["rejected"]
         seconds[row["instance_id"]] = round(result["seconds"], 3)
+        if result.get("stages"):  # a result written by an older build has none
+            stages[row["instance_id"]] = result["stages"]
         if result.get("environment"):
             environments[row["instance_id"]] = result["environment"]
         summaries += [result["summary"]] if result.get("summary") else []
@@ -293,4 +295,4 @@ def _collect(out: Path, loaded, kind: str, assign: dict | None = None) -> tuple[
     for error in loaded.errors:
         where = {"line": error.line} if error.line else {"row": error.row}
         rejected.append(rejection({"instance_id": error.instance_id}, kind, "dataset", error.message, **where))
-    return tasks, rejected, {"instance_seconds": seconds}, environments
+    return tasks, rejected, {"instance_seconds": seconds, "instance_stages": stages}, environments

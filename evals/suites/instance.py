@@ -30,6 +30,7 @@ from repoanchor.evals.suites.remap import (
     remap_patch,
     remap_record,
 )
+from repoanchor.evals.suites.stage_clock import StageClock
 from repoanchor.evals.suites.validate import (
     clone,
     import_errors,
@@ -76,6 +77,8 @@ class Work:
     rejected: list[dict] = field(default_factory=list)
     summary: dict | None = None
     """Extend: the instance's family-assignment summary (perturbation counts), kept in its result file."""
+    clock: StageClock = field(default_factory=StageClock)
+    """Seconds per build stage (environment, perturbation, imports, tests), kept in its result file."""
 
     @property
     def export(self) -> Path:
@@ -93,9 +96,10 @@ def prepare(work: Work, provider: str, repo_cache: Path | None, cache_dir: Path 
     """Clone the original at base_commit (with its test environment) and a second copy with the gold patch."""
     work.root.mkdir(parents=True)
     checkout = work.root / "checkout"
-    work.env = instance_env.prepare(
-        work.row, provider, checkout, repo_cache=repo_cache, cache_dir=cache_dir, own_trees=True
-    )
+    with work.clock.stage("environment"):
+        work.env = instance_env.prepare(
+            work.row, provider, checkout, repo_cache=repo_cache, cache_dir=cache_dir, own_trees=True
+        )
     work.python_version = work.env.python_version or interpreter_version(work.env.python or sys.executable)
     # Building the venv may run an install in `checkout`, leaving ignored files (egg-info, a generated
     # _version.py) that apply_tree would copy into the variant: perturb a clone of tracked files only.
@@ -117,9 +121,10 @@ def build_task(work: Work, task_id: str, config: ApplyConfig, truth_extra: dict,
     name = safe_name(task_id)
     repo = work.export / "repos" / name
     try:
-        truth = {**_make_variant(work, task_id, config, repo), **truth_extra}
+        with work.clock.stage("perturbation"):  # the variant, its commit and the remapped patch
+            truth = {**_make_variant(work, task_id, config, repo), **truth_extra}
         check = clone(repo, work.root / f"check-{name}")
-        truth["validation"] = validate_task(check, truth, work.env, work.timeout)
+        truth["validation"] = validate_task(check, truth, work.env, work.timeout, work.clock)
     except Rejected as exc:
         shutil.rmtree(repo, ignore_errors=True)
         reason = _explain(work, exc)
@@ -185,10 +190,11 @@ def _importable(work: Work, changed: list[str]) -> dict[str, str]:
     unknown = {name: root for name, root in candidates.items() if name not in work.imports_ok}
     if unknown:
         tree = work.root / "original-imports"
-        if not tree.exists():
-            instance_env.checkout(work.original, work.row["base_commit"], tree)
-            install_for_imports(tree, work.env, work.timeout)
-        failing = import_errors(tree, unknown, work.env)
+        with work.clock.stage("imports"):
+            if not tree.exists():
+                instance_env.checkout(work.original, work.row["base_commit"], tree)
+                install_for_imports(tree, work.env, work.timeout)
+            failing = import_errors(tree, unknown, work.env)
         work.imports_ok.update({name: name not in failing for name in unknown})
     return {name: root for name, root in candidates.items() if work.imports_ok[name]}
 
@@ -201,8 +207,9 @@ def _explain(work: Work, exc: Rejected) -> str:
         # A clone: tests and installs leave files behind, and later variants are copied from the original.
         check = instance_env.checkout(work.original, work.row["base_commit"], work.root / "original-check")
         try:
-            level3_before(check, work.row, work.env, work.timeout)
-            level3_after(check, work.row, work.env, work.timeout)
+            with work.clock.stage("tests"):
+                level3_before(check, work.row, work.env, work.timeout)
+                level3_after(check, work.row, work.env, work.timeout)
             work.original_verdict = ""
         except Rejected as original:
             work.original_verdict = f"the original instance fails too ({original.reason})"

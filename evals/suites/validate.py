@@ -22,6 +22,7 @@ from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.venv_build import command_env, locked, private_copy
 from repoanchor.evals.suites.import_probe import IMPORT_SCRIPT
 from repoanchor.evals.suites.remap import Rejected, run_git
+from repoanchor.evals.suites.stage_clock import StageClock, timed
 from repoanchor.perturb.files import is_test_file
 from repoanchor.perturb.validation.validate import compile_errors
 
@@ -147,19 +148,26 @@ def clone(repo: Path, dest: Path) -> Path:
     return dest
 
 
-def validate_task(check: Path, truth: dict, env: EnvSpec, timeout: float = 1800) -> dict:
+def validate_task(
+    check: Path, truth: dict, env: EnvSpec, timeout: float = 1800, clock: StageClock | None = None
+) -> dict:
     """Levels 1 and 3 for one task in `check`, a clone of its repository; its record, or Rejected.
 
     Imports are checked after a test run, i.e. after the project's own install step, as the
-    original's were (`baseline_imports`): some projects only import once installed."""
+    original's were (`baseline_imports`): some projects only import once installed. `clock` times the
+    tests and the imports (a build's StageClock)."""
     # An original task (suite `original`) changed no file: level 1 has nothing to check.
     row, checks = truth["row"], truth.get("level1") or {"files": [], "modules": {}, "patch_files": []}
     compile_check(check, checks["files"], "variant")
-    before = level3_before(check, row, env, timeout)
-    import_check(check, checks["modules"], env, "variant")
-    after = level3_after(check, row, env, timeout)
+    with timed(clock, "tests"):
+        before = level3_before(check, row, env, timeout)
+    with timed(clock, "imports"):
+        import_check(check, checks["modules"], env, "variant")
+    with timed(clock, "tests"):
+        after = level3_after(check, row, env, timeout)
     compile_check(check, checks["patch_files"], "variant + remapped gold patch")
-    import_check(check, checks["modules"], env, "variant + remapped gold patch")
+    with timed(clock, "imports"):
+        import_check(check, checks["modules"], env, "variant + remapped gold patch")
     return {"level1": "ok", "before": before, "after": after}
 
 

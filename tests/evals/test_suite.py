@@ -103,6 +103,11 @@ def test_perturb_suite_every_instance_validates_with_the_remapped_gold_patch(tmp
         # The gold files are masked: the fix lands in their hidden implementations, not in the forwarders.
         assert remap["outside_gold"] == [], "a file the gold patch does not touch changed between V and V'"
         assert remap["remapped"]["added"] >= remap["gold"]["added"]
+    for instance, stages in manifest["timing"]["instance_stages"].items():  # where each instance's time went
+        assert set(stages) == {"environment", "perturbation", "imports", "tests", "bookkeeping"}
+        assert min(stages["perturbation"], stages["tests"]) > 0
+        assert min(stages.values()) >= 0
+        assert sum(stages.values()) == pytest.approx(manifest["timing"]["instance_seconds"][instance], abs=0.01)
     for task in rows(suite / "tasks.jsonl"):
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=suite / task["repoanchor_repo"], capture_output=True)
         assert (
