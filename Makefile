@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/analysis_throughput.py
 	$(BIN)/python benchmarks/image_overhead.py
 	$(BIN)/python benchmarks/import_check.py
+	$(BIN)/python benchmarks/matrix_throughput.py
 
 clean:
 	rm -rf $(VENV) .tools .pytest_cache .ruff_cache
