@@ -214,6 +214,13 @@ def grade(
             "grade.json), refuse the patch (graded unresolved) or keep them."
         ),
     ] = "strip",
+    executor: Annotated[
+        Literal["local", "ray"],
+        typer.Option(help="local (one grade at a time here) or ray (each grade a Ray task; no shared folders)."),
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray address (e.g. ray://head:10001 or auto); default: a local Ray instance.")
+    ] = None,
 ) -> None:
     """Grade a run matrix from its files: each finished unit's patch against its suite's ground truth.
 
@@ -222,7 +229,7 @@ def grade(
     unless --redo) and prints resolve counts per suite, scaffold and condition. Units that ended in an
     infrastructure error are listed as ungraded, never as failures.
 
-    Example: repoanchor grade examples/matrix-gpt4o.yaml --provider image
+    Example: repoanchor grade examples/matrix-gpt4o.yaml --provider image [--executor ray --address auto]
     """
     from repoanchor.evals.harness.patch_guard import POLICIES
     from repoanchor.evals.runs.grade_runs import grade_matrix
@@ -235,7 +242,15 @@ def grade(
         raise typer.Exit(2) from error
     if test_edits not in POLICIES:
         raise typer.BadParameter(f"--test-edits must be one of {', '.join(POLICIES)}, not {test_edits!r}")
-    grades = grade_matrix(loaded, redo=redo, provider=provider, test_edits=test_edits)
+    if address and executor != "ray":
+        raise typer.BadParameter("--address is for --executor ray")
+    if executor == "ray":
+        from repoanchor.evals.runs.grade_ray import RayGrader
+
+        with RayGrader(address=address) as grader:
+            grades = grade_matrix(loaded, redo=redo, provider=provider, test_edits=test_edits, grade_many=grader)
+    else:
+        grades = grade_matrix(loaded, redo=redo, provider=provider, test_edits=test_edits)
     table: dict[str, dict] = {}
     for item in grades:
         key = f"{item['suite']}/{item['scaffold']}/{item['condition']}"

@@ -16,7 +16,7 @@ import fcntl
 import json
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -48,14 +48,34 @@ def grade_unit(
     unit: Unit, result: dict, folder: Path, cache_dir: Path | None, scratch_root: Path, provider: str = "auto",
     test_edits: Policy = "strip",
 ) -> dict:  # fmt: skip
+    record, truth, patch = grade_inputs(unit, result, folder)
+    if truth is None:
+        return record
+    return judge(unit, record, truth, patch, cache_dir, scratch_root, provider, test_edits)
+
+
+def grade_inputs(unit: Unit, result: dict, folder: Path) -> tuple[dict, dict | None, str]:
+    """(the grade's identifying fields, the task's ground truth, the final patch), read from the driver's files.
+    Without ground truth the record is already the whole grade: the unit is not graded, and says why."""
     record = {"unit_id": unit.unit_id, "suite": unit.suite, "instance_id": unit.instance_id}
     if result.get("status") != "done":
-        return {**record, "graded": False, "resolved": None, "reason": f"not graded: unit {result.get('status')}"}
+        return _ungraded(record, f"not graded: unit {result.get('status')}"), None, ""
     try:
         truth = ground_truth(unit)
     except FileNotFoundError:  # the stand-in suite of runs imported without --suite: ungraded, not failed
-        return {**record, "graded": False, "resolved": None, "reason": "not graded: no ground truth for the task"}
-    patch = unit_patch(folder, result)
+        return _ungraded(record, "not graded: no ground truth for the task"), None, ""
+    return record, truth, unit_patch(folder, result)
+
+
+def _ungraded(record: dict, reason: str) -> dict:
+    return {**record, "graded": False, "resolved": None, "reason": reason}
+
+
+def judge(
+    unit: Unit, record: dict, truth: dict, patch: str, cache_dir: Path | None, scratch_root: Path, provider: str,
+    test_edits: Policy,
+) -> dict:  # fmt: skip
+    """The grade of `patch`: needs only the task's repository (unit.task.repo), never the matrix's folders."""
     graded = {**record, "graded": True, "patch_lines": len(patch.splitlines())}
     # The tests and what steers them are the grader's, not the candidate's (Extend's families run them too).
     guarded = guard(patch, test_edits)
@@ -104,44 +124,75 @@ def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir:
     return {"resolved": verdict.passed, "status": "completed", "reasons": verdict.reasons, "image": image}
 
 
+Judged = tuple[Unit, dict, dict, str]
+"""A unit to judge: (unit, its grade's identifying fields, its ground truth, its final patch)."""
+GradeMany = Callable[[list[Judged], str, Policy, Callable[[Unit, dict], None]], None]
+"""Judges every item (provider, test-edit policy as given) and hands each grade to the callback as it is made;
+the default judges them here one by one, `grade_ray.RayGrader` on a Ray cluster."""
+
+
 def grade_matrix(
     config: MatrixConfig, *, redo: bool = False, cache_dir: Path | None = None, provider: str = "auto",
-    test_edits: Policy = "strip",
+    test_edits: Policy = "strip", grade_many: GradeMany | None = None,
 ) -> list[dict]:  # fmt: skip
     """Grade every finished unit without a grade (all with `redo`); returns every grade, in unit order.
 
     `provider`: `image` runs each grade in a network-less container of the task's environment image, `local`
     on the host (isolated), `auto` (the default) the image where one is built, else local with a warning;
     each grade records where it ran. `test_edits`: what becomes of a patch's changes to tests, conftest.py,
-    plugins and pytest configuration (`patch_guard`); a grade made under another policy is made again."""
+    plugins and pytest configuration (`patch_guard`); a grade made under another policy is made again.
+    `grade_many`: where the grades are made (see GradeMany); this process alone writes grade.json files."""
     root = Path(config.out) / UNITS
-    grades = []
     with _scratch(Path(config.out)) as scratch_root:
-        for unit in expand(config):
-            folder = root / unit.unit_id
-            result = read_result(folder / RESULT)
-            if result is None:
-                continue
-            existing = None if redo else _read(folder / GRADE)
-            if existing is not None and existing.get("test_edit_policy", test_edits) != test_edits:
-                existing = None
+        finished = _finished(config, root, redo, test_edits)
+        made: dict[str, dict] = {}
+
+        def keep(unit: Unit, grade: dict) -> None:
+            write_json_atomic(root / unit.unit_id / GRADE, grade)
+            failpoint("grade.written", unit.unit_id)
+            made[unit.unit_id] = grade
+
+        todo = []
+        for unit, result, existing in finished:
             if existing is None:
-                existing = grade_unit(unit, result, folder, cache_dir, scratch_root, provider, test_edits)
-                write_json_atomic(folder / GRADE, existing)
-                failpoint("grade.written", unit.unit_id)
-            grades.append(
-                {
-                    **existing,
-                    "scaffold": unit.scaffold,
-                    "model": unit.model,
-                    "condition": unit.condition,
-                    "repeat": unit.repeat,
-                    "exit_status": result.get("exit_status"),
-                    "cost": result.get("cost"),
-                    "steps": (result.get("summary") or {}).get("steps"),
-                }
-            )
-    return grades
+                record, truth, patch = grade_inputs(unit, result, root / unit.unit_id)
+                if truth is None:  # not graded, and the record says why
+                    keep(unit, record)
+                else:
+                    todo.append((unit, record, truth, patch))
+        if grade_many is None:
+            for unit, record, truth, patch in todo:
+                keep(unit, judge(unit, record, truth, patch, cache_dir, scratch_root, provider, test_edits))
+        else:
+            grade_many(todo, provider, test_edits, keep)
+    return [_row(unit, result, existing or made[unit.unit_id]) for unit, result, existing in finished]
+
+
+def _finished(config: MatrixConfig, root: Path, redo: bool, test_edits: Policy) -> list[tuple[Unit, dict, dict | None]]:
+    """(unit, result, its grade if one stands) for every unit with a result, in unit order."""
+    finished = []
+    for unit in expand(config):
+        result = read_result(root / unit.unit_id / RESULT)
+        if result is None:
+            continue
+        existing = None if redo else _read(root / unit.unit_id / GRADE)
+        if existing is not None and existing.get("test_edit_policy", test_edits) != test_edits:
+            existing = None
+        finished.append((unit, result, existing))
+    return finished
+
+
+def _row(unit: Unit, result: dict, grade: dict) -> dict:
+    return {
+        **grade,
+        "scaffold": unit.scaffold,
+        "model": unit.model,
+        "condition": unit.condition,
+        "repeat": unit.repeat,
+        "exit_status": result.get("exit_status"),
+        "cost": result.get("cost"),
+        "steps": (result.get("summary") or {}).get("steps"),
+    }
 
 
 @contextmanager

@@ -36,8 +36,9 @@ def bundle_repository(repo: Path, base: str) -> tuple[bytes, str]:
         return (Path(scratch) / "repo.bundle").read_bytes(), commit
 
 
-def unpack_bundle(bundle: bytes, commit: str, scratch: Path) -> Path:
-    """A repository at `scratch`/repo holding the bundle's history, HEAD detached at `commit`."""
+def unpack_bundle(bundle: bytes, commit: str, scratch: Path, working_tree: bool = False) -> Path:
+    """A repository at `scratch`/repo holding the bundle's history, HEAD detached at `commit`; its files checked
+    out with `working_tree` (a grader reads them; a run copies commits out of it and needs none)."""
     (scratch / "repo.bundle").write_bytes(bundle)
     repo = scratch / "repo"
     git(scratch, "init", "--quiet", str(repo))
@@ -45,6 +46,8 @@ def unpack_bundle(bundle: bytes, commit: str, scratch: Path) -> Path:
     git(repo, "update-ref", "--no-deref", "HEAD", commit)
     (repo / ".git" / "FETCH_HEAD").unlink(missing_ok=True)  # it names the bundle's path
     (scratch / "repo.bundle").unlink()
+    if working_tree:
+        git(repo, "reset", "--quiet", "--hard", commit)
     return repo
 
 
