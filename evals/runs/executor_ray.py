@@ -20,7 +20,8 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from repoanchor.evals.runs.shipping import bundle_repository, run_shipped, travelling, unpack_archive
+from repoanchor.evals.runs.shipping import run_shipped, travelling, unpack_archive
+from repoanchor.scaffolds.environments.bundle import bundle_repository
 from repoanchor.scaffolds.records import InfraError
 
 

@@ -19,7 +19,8 @@ from typing import Any
 
 from repoanchor.evals.harness.patch_guard import Policy
 from repoanchor.evals.runs.grade_runs import Judged, judge
-from repoanchor.evals.runs.shipping import bundle_repository, travelling, unpack_bundle
+from repoanchor.evals.runs.shipping import travelling
+from repoanchor.scaffolds.environments.bundle import bundle_repository, unpack_bundle
 
 LOST_RETRIES = 2
 GRADED_COMMIT = "HEAD"

@@ -1,8 +1,8 @@
 """What travels between the driver and a Ray worker, so no node needs the driver's folders.
 
 Out: the unit (its task row and run options, never ground truth: a Task holds none) with its repository path
-replaced by BUNDLED and its base commit resolved; the repository itself as a git bundle of exactly what a run
-may see (the base commit, its ancestors and the tags on it, as `checkout_at` copies); a hints file's text.
+replaced by BUNDLED and its base commit resolved; the repository itself as a git bundle (scaffolds' bundle.py);
+a hints file's text.
 Back: the attempt's outcome and its run folder as a tar.gz, which the driver alone unpacks into `out`.
 """
 
@@ -16,39 +16,10 @@ from pathlib import Path
 
 from repoanchor.evals.runs.attempt import run_attempt
 from repoanchor.evals.runs.matrix import Unit
-from repoanchor.scaffolds.environments.local import git
+from repoanchor.scaffolds.environments.bundle import unpack_bundle
 
 BUNDLED = Path("repository-travels-as-a-bundle")
 """The repository path a travelling unit holds: relative and nonexistent, so a worker that used it would fail."""
-
-
-def bundle_repository(repo: Path, base: str) -> tuple[bytes, str]:
-    """(a git bundle of `base` with its ancestors and the tags on it, the commit `base` names)."""
-    commit = git(repo, "rev-parse", "--verify", f"{base}^{{commit}}").strip()
-    with tempfile.TemporaryDirectory(prefix="repoanchor-bundle-") as scratch:
-        copy = Path(scratch) / "repo.git"
-        git(Path(scratch), "init", "--quiet", "--bare", str(copy))
-        git(copy, "fetch", "--quiet", "--no-tags", str(repo.resolve()), commit)
-        git(copy, "update-ref", "--no-deref", "HEAD", commit)  # a bundle carries refs, not bare commits
-        for tag in git(repo, "tag", "--points-at", commit).split():
-            git(copy, "tag", tag, commit)
-        git(copy, "bundle", "create", "--quiet", str(Path(scratch) / "repo.bundle"), "--all")
-        return (Path(scratch) / "repo.bundle").read_bytes(), commit
-
-
-def unpack_bundle(bundle: bytes, commit: str, scratch: Path, working_tree: bool = False) -> Path:
-    """A repository at `scratch`/repo holding the bundle's history, HEAD detached at `commit`; its files checked
-    out with `working_tree` (a grader reads them; a run copies commits out of it and needs none)."""
-    (scratch / "repo.bundle").write_bytes(bundle)
-    repo = scratch / "repo"
-    git(scratch, "init", "--quiet", str(repo))
-    git(repo, "fetch", "--quiet", "--no-tags", str(scratch / "repo.bundle"), "HEAD", "refs/tags/*:refs/tags/*")
-    git(repo, "update-ref", "--no-deref", "HEAD", commit)
-    (repo / ".git" / "FETCH_HEAD").unlink(missing_ok=True)  # it names the bundle's path
-    (scratch / "repo.bundle").unlink()
-    if working_tree:
-        git(repo, "reset", "--quiet", "--hard", commit)
-    return repo
 
 
 def travelling(unit: Unit, commit: str) -> Unit:

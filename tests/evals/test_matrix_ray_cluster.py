@@ -16,7 +16,8 @@ import pytest
 from repoanchor.evals.runs.executors import LocalPool
 from repoanchor.evals.runs.matrix import MatrixConfig, expand
 from repoanchor.evals.runs.run_matrix import run_matrix
-from repoanchor.evals.runs.shipping import bundle_repository, travelling
+from repoanchor.evals.runs.shipping import travelling
+from repoanchor.scaffolds.environments.bundle import bundle_repository
 from repoanchor.scaffolds.models.scripted_server import ScriptedServer
 from tests.support.matrix_suite import comparable, make_suite, oracle, result_files, write_config
 from tests.support.ray_cluster import local_cluster
@@ -118,7 +119,7 @@ def test_units_travel_without_driver_paths_and_a_lost_node_is_retried(cluster, t
 
 
 def test_a_bundle_holds_the_base_commit_its_history_and_its_tags_only(tmp_path: Path):
-    from repoanchor.evals.runs.shipping import unpack_bundle
+    from repoanchor.scaffolds.environments.bundle import unpack_bundle
     from repoanchor.scaffolds.environments.local import git
 
     repo = make_suite(tmp_path, count=1) / "repos" / "demo__calc-1" / "calc"
