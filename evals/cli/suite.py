@@ -198,6 +198,13 @@ def validate(
             "build`) or auto (image where one is built, else local, and said)."
         ),
     ] = "local",
+    executor: Annotated[
+        Literal["local", "ray"],
+        typer.Option(help="local (--workers processes here) or ray (each task a Ray task; no shared folders)."),
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray address (e.g. ray://head:10001 or auto); default: a local Ray instance.")
+    ] = None,
 ) -> None:
     """Re-run every task's validation from the suite folder alone; exit 1 if any task fails.
 
@@ -209,7 +216,13 @@ def validate(
     from repoanchor.evals.suites.check import validate_suite
 
     try:
-        summary = validate_suite(suite, workers=workers, cache_dir=venv_cache, provider=provider)
+        if address and executor != "ray":
+            raise ValueError("--address is for --executor ray")
+        if venv_cache and executor == "ray":  # a folder here; a node has its own
+            raise ValueError("--venv-cache is a folder on this machine: Ray nodes use their own venv caches")
+        summary = validate_suite(
+            suite, workers=workers, cache_dir=venv_cache, provider=provider, executor=executor, address=address
+        )
     except (TaskError, ValueError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error

@@ -13,7 +13,7 @@ import shutil
 import tempfile
 import traceback
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from repoanchor.evals.harness.container_run import choose_provider
@@ -21,8 +21,11 @@ from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FIL
 from repoanchor.evals.harness.tasks import TaskError
 from repoanchor.evals.suites.export import safe_name, sha256_file, tree_id
 from repoanchor.evals.suites.pool import run_parallel
+from repoanchor.evals.suites.pool_ray import RayJobs
 from repoanchor.evals.suites.remap import Rejected
 from repoanchor.evals.suites.validate import clone, suite_env, validate_task
+from repoanchor.scaffolds.environments.bundle import bundle_repository, unpack_bundle
+from repoanchor.scaffolds.records import InfraError
 
 
 @dataclass(frozen=True)
@@ -37,9 +40,11 @@ class CheckJob:
 
 
 def validate_suite(
-    suite: Path, *, workers: int = 1, cache_dir: Path | None = None, progress: bool = False, provider: str = "local"
-) -> dict:
-    """A JSON-ready summary; `ok` is False when any task fails. `provider`: where tests run (see suite_env)."""
+    suite: Path, *, workers: int = 1, cache_dir: Path | None = None, progress: bool = False, provider: str = "local",
+    executor: str = "local", address: str | None = None,
+) -> dict:  # fmt: skip
+    """A JSON-ready summary; `ok` is False when any task fails. `provider`: where tests run (see suite_env).
+    `executor` ray: each task checked on a Ray node (`address`) from what it is sent (see `validate_on_ray`)."""
     suite = Path(suite).resolve()
     if not (suite / MANIFEST_FILE).is_file():
         raise TaskError(
@@ -54,7 +59,10 @@ def validate_suite(
         CheckJob(suite, row.instance_id, row.repoanchor_repo, cache_dir, hashes, timeout, provider)
         for row in read_suite_tasks(suite)
     ]
-    results = run_parallel(check_task, jobs, workers, _died, label="validate", show=progress)
+    if executor == "ray":
+        results = validate_on_ray(jobs, address)
+    else:
+        results = run_parallel(check_task, jobs, workers, _died, label="validate", show=progress)
     failed = [r for r in results if not r["ok"]]
     return {
         "suite": str(suite),
@@ -70,16 +78,55 @@ def validate_suite(
 
 def check_task(job: CheckJob) -> dict:
     name = safe_name(job.task_id)
-    reasons, where = _hash_reasons(job, name), {"route": None}
+    return _checked(job, _hash_reasons(job, name), job.suite / GROUND_TRUTH_DIR / f"{name}.json")
+
+
+def _checked(job: CheckJob, reasons: list[str], truth_path: Path) -> dict:
+    """`job`'s record: the hashes' `reasons` and the task's own, checked in a throwaway clone."""
+    where: dict = {"route": None}
     scratch = Path(tempfile.mkdtemp(prefix="repoanchor-validate-"))
     try:
-        truth = json.loads((job.suite / GROUND_TRUTH_DIR / f"{name}.json").read_text())
-        reasons += _task_reasons(job, truth, scratch / "check", where)
+        truth = json.loads(truth_path.read_text())
+        reasons = reasons + _task_reasons(job, truth, scratch / "check", where)
     except Exception as exc:  # an unreadable task fails; the others are still checked
-        reasons.append(f"error: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}")
+        reasons = [*reasons, f"error: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return {"task_id": job.task_id, "ok": not reasons, "reasons": reasons, **where}
+
+
+def validate_on_ray(jobs: list[CheckJob], address: str | None) -> list[dict]:
+    """Each task checked on a Ray node: the manifest's hashes here (they are about this folder), the rest there
+    from what is sent (the ground truth's text, the repository's HEAD as a bundle); the node's own venv cache."""
+    with RayJobs(address) as cluster:
+        sent = [_parcel(cluster, job) for job in jobs]
+        return cluster.run(check_shipped, sent, lambda parcel, exc: _died(parcel[0], exc))
+
+
+def _parcel(cluster: RayJobs, job: CheckJob) -> tuple:
+    name = safe_name(job.task_id)
+    reasons = _hash_reasons(job, name)
+    truth = job.suite / GROUND_TRUTH_DIR / f"{name}.json"
+    truth_text = truth.read_text() if truth.is_file() else None
+    travelling = replace(job, suite=Path("suite-stays-on-the-driver"), cache_dir=None)
+    try:
+        bundle, commit = bundle_repository(job.suite / job.repo, "HEAD")  # what `clone` checks out
+    except InfraError as exc:  # no repository to send: the task fails with the reason, as a failed clone would
+        return travelling, [*reasons, f"error: {exc.message}"], truth_text, None, ""
+    return travelling, reasons, truth_text, cluster.put(bundle), commit
+
+
+def check_shipped(job: CheckJob, reasons: list[str], truth_text: str | None, bundle: bytes | None, commit: str) -> dict:
+    """A Ray task: `job` checked in a temporary folder of this node, its repository unpacked from `bundle`."""
+    if bundle is None:
+        return {"task_id": job.task_id, "ok": False, "reasons": reasons, "route": None}
+    with tempfile.TemporaryDirectory(prefix="repoanchor-validate-") as scratch:
+        root = Path(scratch)
+        unpack_bundle(bundle, commit, root, working_tree=True)
+        truth = root / "ground_truth.json"
+        if truth_text is not None:  # else reading it fails as it does locally: the task's error
+            truth.write_text(truth_text)
+        return _checked(replace(job, suite=root, repo="repo"), reasons, truth)
 
 
 def _hash_reasons(job: CheckJob, name: str) -> list[str]:
