@@ -12,6 +12,8 @@ Keys: each node's own environment, as for any run. Set them where `ray start` ru
 never ships them (its own keys are checked only to refuse a matrix that could not run anywhere).
 A node lost under a running attempt (killed, OOM, network) is an infrastructure error, `worker_lost`,
 retried by the driver like any other; Ray itself never re-runs a task (max_retries=0), so the count is honest.
+A unit the driver cannot send (its repository gone, a hints file unreadable) is recorded as crashed with the
+reason, and the matrix goes on (the pool, failing in the worker, records the first as environment_setup).
 """
 
 from __future__ import annotations

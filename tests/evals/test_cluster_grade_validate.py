@@ -1,6 +1,7 @@
 """`grade` and `suite validate` with `--executor ray`, on a two-node Ray cluster of this machine: the same grades
 (byte-identical grade.json files) and the same validation summary as here; each node works in temporary folders
-of its own from what it was sent (the repository as a bundle, the ground truth), never the driver's folders."""
+of its own from what it was sent (the repository as a bundle, the ground truth), never the driver's folders.
+And a matrix unit that cannot be sent (its repository is gone) is recorded with the reason, not lost."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ import pytest
 
 from repoanchor.evals.demo.fixture_project import materialize_fixture
 from repoanchor.evals.runs.grade_runs import GRADE, grade_matrix
+from repoanchor.evals.runs.matrix import MatrixConfig
+from repoanchor.evals.runs.run_matrix import run_matrix
 from repoanchor.evals.suites.check import validate_suite
 from repoanchor.evals.suites.original import build_original_suite
 from tests.evals.test_grade_runs import ran_matrix
+from tests.support.matrix_suite import make_suite, result_files, write_config
 from tests.support.ray_cluster import local_cluster
 
 pytestmark = pytest.mark.xdist_group("ray-cluster")
@@ -59,3 +63,20 @@ def test_a_suite_validated_on_the_cluster_gives_the_summary_made_here(cluster, t
     there = validate_suite(suite, provider="local", executor="ray", address=cluster.address)
     assert (here["tasks"], here["passed"]) == (3, 2)
     assert there == here
+
+
+def test_a_unit_whose_repository_cannot_be_sent_is_recorded_as_crashed_with_the_reason(cluster, tmp_path, monkeypatch):
+    from repoanchor.evals.runs.executor_ray import RayExecutor
+
+    monkeypatch.setenv("OPENAI_API_KEY", "not-a-secret-nothing-is-asked")
+    suite = make_suite(tmp_path, count=1)
+    config = MatrixConfig.load(
+        write_config(tmp_path / "m.yaml", "http://127.0.0.1:9/v1", conditions=[{"name": "plain"}], repeats=1)
+    )
+    shutil.rmtree(suite / "repos")
+    with RayExecutor(address=cluster.address) as executor:
+        summary = run_matrix(config, executor=executor, progress=False)
+    assert summary.statuses["crashed"] == 1
+    (record,) = result_files(config.out).values()
+    assert "could not send" in record["error"]
+    assert "environment_setup: git rev-parse" in record["error"]  # git's own words name the missing folder
