@@ -50,6 +50,8 @@ def analyze(
     extra_tables: list | None = None,
     delta_pairs: list[tuple[str, str]] | None = None,
     figures: list[tuple[str, str, bytes]] | None = None,
+    label: str | None = None,
+    methods=None,
 ) -> dict:
     """Analyse the trajectories under `paths` into `out`; returns a summary (counts, errors, files written).
 
@@ -59,6 +61,8 @@ def analyze(
     `extra_tables` ((title, frame) or (title, frame, note), e.g. resolve rates) lead the report's tables, and
     `figures` ((file name, caption, png)) its plots.
     `delta_pairs` limits Δp to those (a, b) condition pairs (default: every pair).
+    `label` (e.g. the oracle's) is stamped on every figure and heads the methods; `methods` (`methods.Methods`)
+    explains `extra_tables`.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -91,6 +95,9 @@ def analyze(
             header=header,
             extra_tables=extra_tables or [],
             extra_figures=figures or [],
+            label=label,
+            methods=methods,
+            bootstrap=(phases, n_boot, seed),
         )
     )
     return {

@@ -8,28 +8,19 @@ No timestamps are written; a caller that wants one passes it as `header`.
 
 from __future__ import annotations
 
-import base64
-import html
-import io
 import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from repoanchor.evals.analysis.figure_png import png_bytes
+from repoanchor.evals.analysis.methods import MARK, Methods, general_lines, transition_methods
+from repoanchor.evals.analysis.page import write_page
 from repoanchor.evals.analysis.transitions import PHASES
 
-DPI = 100
 FOREST_COLUMNS = ("comparison", "estimate", "low", "high")
-
-
-def _png(figure: Figure) -> bytes:
-    FigureCanvasAgg(figure)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
-    return buffer.getvalue()
 
 
 def _matrix(table: pd.DataFrame, column: str, phases: tuple[str, ...]) -> np.ndarray:
@@ -37,8 +28,11 @@ def _matrix(table: pd.DataFrame, column: str, phases: tuple[str, ...]) -> np.nda
     return grid.to_numpy(dtype=float)
 
 
-def heatmap_png(table: pd.DataFrame, title: str, *, value: str = "p", phases: tuple[str, ...] = PHASES) -> bytes:
-    """A phase × phase heatmap of `value` (p or delta) with its CI in each cell; Δp uses a diverging scale."""
+def heatmap_png(
+    table: pd.DataFrame, title: str, *, value: str = "p", phases: tuple[str, ...] = PHASES, note: str | None = None
+) -> bytes:
+    """A phase × phase heatmap of `value` (p or delta) with its CI in each cell; Δp uses a diverging scale and
+    marks with `MARK` the cells whose interval excludes 0."""
     values, low, high = (_matrix(table, column, phases) for column in (value, "low", "high"))
     figure = Figure(figsize=(1.6 * len(phases) + 1.6, 1.4 * len(phases) + 0.8))
     axes = figure.add_subplot()
@@ -49,19 +43,21 @@ def heatmap_png(table: pd.DataFrame, title: str, *, value: str = "p", phases: tu
         text = "n/a" if np.isnan(cell) else f"{cell:+.2f}" if diverging else f"{cell:.2f}"
         if not np.isnan(low[i, j]):
             text += f"\n[{low[i, j]:.2f}, {high[i, j]:.2f}]"
+            text += MARK if diverging and (low[i, j] > 0 or high[i, j] < 0) else ""
         strong = not np.isnan(cell) and abs(cell) / limit > 0.6  # white text stays readable on dark cells
         axes.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if strong else "black")
     axes.set_xticks(range(len(phases)), phases)
     axes.set_yticks(range(len(phases)), phases)
-    axes.set_xlabel("to")
-    axes.set_ylabel("from")
+    axes.set_xlabel("to (next step's phase)")
+    axes.set_ylabel("from (step's phase)")
     axes.set_title(title, fontsize=9)
-    figure.colorbar(image, ax=axes, fraction=0.046)
+    bar = figure.colorbar(image, ax=axes, fraction=0.046)
+    bar.set_label(f"Δp (95% CI; {MARK}: excludes 0)" if diverging else "p(from → to) (95% CI)")
     figure.tight_layout()
-    return _png(figure)
+    return png_bytes(figure, note)
 
 
-def effort_png(drift: pd.DataFrame) -> bytes:
+def effort_png(drift: pd.DataFrame, note: str | None = None) -> bytes:
     """Steps per run by condition: a box plot with every run as a point (fixed jitter, so it is reproducible)."""
     conditions = sorted(drift["condition"].unique())
     figure = Figure(figsize=(max(4.0, 1.8 * len(conditions)), 3.6))
@@ -72,10 +68,11 @@ def effort_png(drift: pd.DataFrame) -> bytes:
     for position, group in enumerate(groups, start=1):
         axes.plot(position + jitter.uniform(-0.12, 0.12, len(group)), group, "o", alpha=0.6, markersize=4)
     axes.set_ylabel("steps per run")
+    axes.set_xlabel("condition")
     axes.set_title("Effort: steps per run", fontsize=9)
     axes.tick_params(axis="x", labelsize=8)
     figure.tight_layout()
-    return _png(figure)
+    return png_bytes(figure, note)
 
 
 def forest_png(
@@ -83,6 +80,7 @@ def forest_png(
     *,
     title: str = "Paired comparisons",
     xlabel: str = "difference in resolve rate (95% CI)",
+    note: str | None = None,
 ) -> bytes:
     """Rows (comparison, estimate, low, high) as points with CI whiskers, first row on top."""
     # Wide enough for the labels: a comparison names its factor and what it holds fixed.
@@ -100,34 +98,15 @@ def forest_png(
     axes.axvline(0, color="grey", linewidth=0.8, linestyle="--")
     axes.set_yticks(rows, forest["comparison"].astype(str))
     axes.set_xlabel(xlabel)
+    axes.set_ylabel("comparison")
     axes.set_xlim(-1.05, 1.05)
     axes.set_title(title, fontsize=9)
     figure.tight_layout()
-    return _png(figure)
+    return png_bytes(figure, note)
 
 
 def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "condition"
-
-
-def _cell(value) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
-
-
-NO_ROWS = "No rows: the runs given hold no units for this table."
-
-
-def _markdown_or_none(frame: pd.DataFrame) -> str:
-    return markdown_table(frame) if len(frame) else f"_{NO_ROWS}_"
-
-
-def markdown_table(frame: pd.DataFrame) -> str:
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
-    for row in frame.itertuples(index=False):
-        lines.append("| " + " | ".join(_cell(v).replace("|", "\\|") for v in row) + " |")
-    return "\n".join(lines)
 
 
 def drift_summary(drift: pd.DataFrame) -> pd.DataFrame:
@@ -147,6 +126,26 @@ def drift_summary(drift: pd.DataFrame) -> pd.DataFrame:
     return summary.reset_index()
 
 
+def _trajectory_figures(transitions, delta_p, drift, note: str | None) -> list[tuple[str, str, bytes]]:
+    figures = []  # (file name, caption, png)
+    for condition in sorted(transitions["condition"].unique()):
+        rows = transitions[transitions["condition"] == condition]
+        runs = int(rows["runs"].iloc[0])
+        caption = f"Transition probabilities p(from → to) between step phases over the {runs} run(s) of {condition}."
+        png = heatmap_png(rows, f"p(a→b): {condition}", note=note)
+        figures.append((f"transitions_{_slug(condition)}.png", caption, png))
+    for (a, b), rows in delta_p.groupby(["condition_a", "condition_b"], sort=True):
+        pairing, instances = rows["pairing"].iloc[0], int(rows["instances"].iloc[0])
+        title = f"Δp = p({b}) − p({a})"
+        caption = f"{title}, {pairing} over {instances} instance(s); {MARK}: the interval excludes 0."
+        png = heatmap_png(rows, f"{title} ({pairing})", value="delta", note=note)
+        figures.append((f"delta_{_slug(a)}_vs_{_slug(b)}.png", caption, png))
+    if len(drift):  # nothing was readable: the page still lists the unreadable files
+        caption = "Steps per run by condition: box (quartiles, median) and every run as a point."
+        figures.append(("effort.png", caption, effort_png(drift, note=note)))
+    return figures
+
+
 def write_report(
     out: Path,
     transitions: pd.DataFrame,
@@ -158,61 +157,24 @@ def write_report(
     header: str | None = None,
     extra_tables: list[tuple] = (),
     extra_figures: list[tuple[str, str, bytes]] = (),
+    label: str | None = None,
+    methods: Methods | None = None,
+    bootstrap: tuple[tuple[str, ...], int, int] = (PHASES, 1000, 0),
 ) -> dict[str, Path]:
-    """Write the PNGs, `report.md` (linking them) and `report.html` (embedding them) into `out`."""
+    """Write the PNGs, `report.md` (linking them) and `report.html` (embedding them) into `out`.
+
+    `label` is stamped on every figure made here and heads the methods (the oracle's, for an oracle run);
+    `methods` explains `extra_tables`; `bootstrap` is the (phases, n_boot, seed) the trajectory tables used."""
     out.mkdir(parents=True, exist_ok=True)
-    figures: list[tuple[str, str, bytes]] = list(extra_figures)  # (file name, caption, png)
-    for condition in sorted(transitions["condition"].unique()):
-        rows = transitions[transitions["condition"] == condition]
-        figures.append((f"transitions_{_slug(condition)}.png", f"p(a→b): {condition}", heatmap_png(rows, condition)))
-    for (a, b), rows in delta_p.groupby(["condition_a", "condition_b"], sort=True):
-        caption = f"Δp = p({b}) − p({a}) ({rows['pairing'].iloc[0]})"
-        figures.append((f"delta_{_slug(a)}_vs_{_slug(b)}.png", caption, heatmap_png(rows, caption, value="delta")))
-    if len(drift):  # nothing was readable: the page still lists the unreadable files
-        figures.append(("effort.png", "Steps per run by condition", effort_png(drift)))
+    figures = [*extra_figures, *_trajectory_figures(transitions, delta_p, drift, label)]
     for name, _, png in figures:
         (out / name).write_bytes(png)
     tables = [*extra_tables, ("Transition probabilities", transitions), ("Drift by condition", drift_summary(drift))]
     if len(delta_p):
         tables.insert(len(extra_tables) + 1, ("Δp between conditions", delta_p))
+    explained = Methods(general_lines(label), {}).merged(methods or Methods([], {}))
+    explained = explained.merged(transition_methods(*bootstrap, delta_p))
     lead = [header] if header else []
-    write_page(out, title, lead, [f"unreadable: {error}" for error in errors], figures, tables)
+    problems = [f"unreadable: {error}" for error in errors]
+    write_page(out, title, lead, problems, figures, tables, methods=explained)
     return {"report.md": out / "report.md", "report.html": out / "report.html", **{n: out / n for n, _, _ in figures}}
-
-
-def write_page(
-    out: Path,
-    title: str,
-    lead: list[str],
-    problems: list[str],
-    figures: list[tuple[str, str, bytes]],
-    tables: list[tuple],
-    stem: str = "report",
-) -> None:
-    """`<stem>.md` (linking the PNGs already written in `out`) and a self-contained `<stem>.html`.
-
-    `figures` are (file name, caption, png); `tables` are (name, frame) or (name, frame, note), the note
-    printed under the table (which estimator it uses, what it counts)."""
-    tables = [(*entry, "") if len(entry) == 2 else entry for entry in tables]
-    md = [f"# {title}", *lead, *(["## Problems", "\n".join(f"- {p}" for p in problems)] if problems else [])]
-    md += [f"## {caption}\n\n![{caption}]({name})" for name, caption, _ in figures]
-    md += [f"## {name}\n\n{_markdown_or_none(frame)}" + (f"\n\n{note}" if note else "") for name, frame, note in tables]
-    (out / f"{stem}.md").write_text("\n\n".join(md) + "\n", encoding="utf-8")
-    body = [f"<h1>{html.escape(title)}</h1>", *(f"<p>{html.escape(line)}</p>" for line in lead)]
-    if problems:
-        items = "".join(f"<li>{html.escape(str(problem))}</li>" for problem in problems)
-        body.append(f"<h2>Problems</h2><ul>{items}</ul>")
-    for _, caption, png in figures:
-        data = base64.b64encode(png).decode("ascii")
-        image = f'<img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
-        body.append(f"<h2>{html.escape(caption)}</h2>{image}")
-    for name, frame, note in tables:
-        table = (
-            frame.to_html(index=False, na_rep="", float_format="{:.3f}".format) if len(frame) else f"<p>{NO_ROWS}</p>"
-        )
-        body.append(f"<h2>{html.escape(name)}</h2>{table}" + (f"<p><i>{html.escape(note)}</i></p>" if note else ""))
-    style = "body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse;font-size:80%}"
-    style += "td,th{border:1px solid #ccc;padding:2px 6px}"
-    page = f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-    page += f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
-    (out / f"{stem}.html").write_text(page, encoding="utf-8")

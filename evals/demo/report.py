@@ -41,7 +41,8 @@ def write_demo_report(configs: list[MatrixConfig], out: Path, note: str) -> dict
     # The demo's policy is the trusted oracle, and the demo needs no Docker engine: grades run on the host.
     for config in configs:
         grade_matrix(config, provider="local")
-    results = compute_results([Path(config.out) for config in configs])
+    label = note if note.startswith("MODEL: ORACLE") else None
+    results = compute_results([Path(config.out) for config in configs], label=label)
     save_results(results, out / "results", header=note, title="RepoAnchor demo results")
     mapping = trajectory_conditions(configs)
     summary = analyze(
@@ -53,5 +54,7 @@ def write_demo_report(configs: list[MatrixConfig], out: Path, note: str) -> dict
         extra_tables=results.shown(),
         figures=results.figures,
         delta_pairs=DELTA_PAIRS,
+        label=label,
+        methods=results.methods(),
     )
     return {"results": results, "html": summary["files"].get("report.html"), "summary": summary}

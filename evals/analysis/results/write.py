@@ -13,9 +13,12 @@ from typing import NamedTuple
 import pandas as pd
 
 from repoanchor.evals.analysis.analyze import FLOAT_FORMAT
+from repoanchor.evals.analysis.methods import MARK, Methods, general_lines
 from repoanchor.evals.analysis.outcomes import N_RESAMPLES, SEED
-from repoanchor.evals.analysis.report import FOREST_COLUMNS, forest_png, write_page
+from repoanchor.evals.analysis.page import write_page
+from repoanchor.evals.analysis.report import FOREST_COLUMNS, forest_png
 from repoanchor.evals.analysis.results.effort import drift_table, effort_table
+from repoanchor.evals.analysis.results.estimators import results_methods
 from repoanchor.evals.analysis.results.frontier import NOTE as FRONTIER_NOTE
 from repoanchor.evals.analysis.results.frontier import forest_rows, frontier_tables
 from repoanchor.evals.analysis.results.tables import (
@@ -74,12 +77,15 @@ def results_tables(units: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame, st
     }
 
 
-def _figures(tables: dict) -> list[tuple[str, str, bytes]]:
+def _figures(tables: dict, label: str | None) -> list[tuple[str, str, bytes]]:
     figures = []
     frontier = forest_rows(tables["frontier"][1])
     if len(frontier):
-        png = forest_png(frontier, title="Jagged Frontier", xlabel="degradation: baseline − variant rate (95% CI)")
-        figures.append(("frontier_forest.png", "Jagged Frontier degradation (forest plot)", png))
+        xlabel = "degradation: baseline − variant rate (95% CI)"
+        png = forest_png(frontier, title="Jagged Frontier degradation", xlabel=xlabel, note=label)
+        caption = "Jagged Frontier degradation per model, scaffold, dataset and condition: mean over instances "
+        caption += "with its bootstrap interval (the Jagged Frontier table's rows); right of 0: worse on variants."
+        figures.append(("frontier_forest.png", caption, png))
     estimates = (
         ("perturb", "paired_difference"),
         ("conditions_anchor", "difference"),
@@ -91,9 +97,10 @@ def _figures(tables: dict) -> list[tuple[str, str, bytes]]:
         if len(table := tables[name][1])
     ]
     if compared:
-        figures.append(
-            ("comparisons_forest.png", "Paired differences in resolve rate", forest_png(pd.concat(compared)))
-        )
+        png = forest_png(pd.concat(compared), title="Paired differences in resolve rate", note=label)
+        caption = "Paired differences in resolve rate (the Perturb and Conditions tables' rows) with their 95% "
+        caption += f"intervals; an interval off the dashed 0 line is marked {MARK} in its table."
+        figures.append(("comparisons_forest.png", caption, png))
     return figures
 
 
@@ -109,6 +116,11 @@ class Results(NamedTuple):
     figures: list[tuple[str, str, bytes]]
     problems: list[str]
     matrices: int
+    label: str | None = None
+
+    def methods(self) -> Methods:
+        """The methods header's entries: general lines, then each table's estimator."""
+        return Methods(general_lines(self.label), {}).merged(results_methods(self.tables))
 
     def shown(self) -> list[tuple[str, pd.DataFrame, str]]:
         """The tables a page prints (the per-instance frontier rows go to CSV only: one per instance)."""
@@ -124,11 +136,12 @@ class Results(NamedTuple):
         )
 
 
-def compute_results(paths: list[Path]) -> Results:
-    """Every table and plot of the matrices under `paths` (YAML files or `out` folders)."""
+def compute_results(paths: list[Path], label: str | None = None) -> Results:
+    """Every table and plot of the matrices under `paths` (YAML files or `out` folders); `label` (the oracle's,
+    for an oracle run) is stamped on every figure and heads the methods."""
     loaded = load_units(list(paths))
     tables = results_tables(loaded.units)
-    return Results(loaded.units, tables, _figures(tables), loaded.problems, len(paths))
+    return Results(loaded.units, tables, _figures(tables, label), loaded.problems, len(paths), label)
 
 
 def save_results(results: Results, out: Path, *, header: str | None = None, title: str = "RepoAnchor results") -> dict:
@@ -141,7 +154,9 @@ def save_results(results: Results, out: Path, *, header: str | None = None, titl
     for name, _, png in results.figures:
         (out / name).write_bytes(png)
     lead = [*([header] if header else []), results.counts_line()]
-    write_page(out, title, lead, results.problems, results.figures, results.shown(), stem="results")
+    write_page(
+        out, title, lead, results.problems, results.figures, results.shown(), stem="results", methods=results.methods()
+    )
     files = ["results.md", "results.html", "units.csv", *(f"{stem}.csv" for stem in results.tables)]
     return {
         "units": len(results.units),
