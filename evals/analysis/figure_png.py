@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 
 DPI = 100
 LABELS_KEY = "Labels"
+NOTE_INCHES = 0.15
 
 
 def figure_labels(figure: Figure, note: str | None) -> dict:
@@ -36,7 +37,8 @@ def png_bytes(figure: Figure, note: str | None = None) -> bytes:
     """Stamp `note` (e.g. the oracle label) under the plot, then save with the labels chunk."""
     if note:
         figure.text(0.01, 0.005, note, fontsize=6, color="dimgrey", ha="left", va="bottom", wrap=True)
-        figure.subplots_adjust(bottom=max(figure.subplotpars.bottom, 0.16))
+        # Room for one line of small text under the x label, whatever the figure's height.
+        figure.subplots_adjust(bottom=figure.subplotpars.bottom + NOTE_INCHES / figure.get_figheight())
     FigureCanvasAgg(figure)
     labels = json.dumps(figure_labels(figure, note), ensure_ascii=True, sort_keys=True)
     buffer = io.BytesIO()

@@ -51,7 +51,8 @@ def transition_methods(steps_phases: tuple[str, ...], n_boot: int, seed: int, de
     """The trajectory tables' estimators, from the arguments `analyze` gave the bootstrap."""
     resampled = f"percentile bootstrap, {n_boot:,} replicates, seed {seed}"
     transitions = (
-        f"p(a→b) = count(a→b) / n, pooled over a condition's runs; phases {', '.join(steps_phases)} (other steps "
+        f"p(a→b) = count(a→b) / n, pooled over the runs of a condition (a group: suite/scaffold/model/condition "
+        f"for matrix units, the condition part the matrix's own name); phases {', '.join(steps_phases)} (other steps "
         f"dropped). n: transitions out of a; count: a→b transitions; runs: trajectories; units: matrix units "
         f"(an anchored unit's two stages are one unit). Interval: {resampled} over units."
     )

@@ -60,17 +60,20 @@ def heatmap_png(
 def effort_png(drift: pd.DataFrame, note: str | None = None) -> bytes:
     """Steps per run by condition: a box plot with every run as a point (fixed jitter, so it is reproducible)."""
     conditions = sorted(drift["condition"].unique())
-    figure = Figure(figsize=(max(4.0, 1.8 * len(conditions)), 3.6))
+    # Horizontal boxes: condition labels (suite/scaffold/model/condition) are long and must not overlap.
+    label_inches = 0.075 * max((len(c) for c in conditions), default=10)
+    figure = Figure(figsize=(label_inches + 4.0, 0.45 * len(conditions) + 1.4))
     axes = figure.add_subplot()
     groups = [drift.loc[drift["condition"] == c, "steps"].to_numpy(dtype=float) for c in conditions]
-    axes.boxplot(groups, tick_labels=conditions, showfliers=False)
+    rows = np.arange(len(conditions), 0, -1)  # first condition on top, as in the tables
+    axes.boxplot(groups, positions=rows, tick_labels=conditions, showfliers=False, orientation="horizontal")
     jitter = np.random.default_rng(0)
-    for position, group in enumerate(groups, start=1):
-        axes.plot(position + jitter.uniform(-0.12, 0.12, len(group)), group, "o", alpha=0.6, markersize=4)
-    axes.set_ylabel("steps per run")
-    axes.set_xlabel("condition")
+    for row, group in zip(rows, groups, strict=True):
+        axes.plot(group, row + jitter.uniform(-0.12, 0.12, len(group)), "o", alpha=0.6, markersize=4)
+    axes.set_xlabel("steps per run")
+    axes.set_ylabel("condition")
     axes.set_title("Effort: steps per run", fontsize=9)
-    axes.tick_params(axis="x", labelsize=8)
+    axes.tick_params(axis="y", labelsize=8)
     figure.tight_layout()
     return png_bytes(figure, note)
 

@@ -156,6 +156,7 @@ def _pair(original: dict, extend: dict, compared: dict | None) -> dict:
         "low": compared["low"] if compared else np.nan,
         "high": compared["high"] if compared else np.nan,
         "p_midp": compared["p_midp"] if compared else np.nan,
+        "estimator": ("binary" if compared["estimator"] == BINARY else "clustered") if compared else "",
     }
 
 

@@ -82,7 +82,7 @@ def _figures(tables: dict, label: str | None) -> list[tuple[str, str, bytes]]:
     frontier = forest_rows(tables["frontier"][1])
     if len(frontier):
         xlabel = "degradation: baseline − variant rate (95% CI)"
-        png = forest_png(frontier, title="Jagged Frontier degradation", xlabel=xlabel, note=label)
+        png = forest_png(frontier, title="Jagged Frontier degradation (forest plot)", xlabel=xlabel, note=label)
         caption = "Jagged Frontier degradation per model, scaffold, dataset and condition: mean over instances "
         caption += "with its bootstrap interval (the Jagged Frontier table's rows); right of 0: worse on variants."
         figures.append(("frontier_forest.png", caption, png))
