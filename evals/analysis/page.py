@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,23 @@ STYLE = (
     "body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse;font-size:80%}"
     "td,th{border:1px solid #ccc;padding:2px 6px}figure{margin:1em 0}figcaption{font-size:90%;color:#333}"
 )
+
+
+# Counts become floats when a row lacks them (NA, e.g. an average row); printed as counts, not as 2.000.
+COUNT_NAME = re.compile(
+    r"^(n|count|runs|units|pairs|instances|sources|infra|graded|resolved|crashed|pending|variants)$"
+    r"|_(graded|runs|count|instances|intervals|visits|yet)$|^(runs|infra|baseline|excluded)_"
+)
+
+
+def counts_as_integers(frame: pd.DataFrame) -> pd.DataFrame:
+    """Count columns held as floats shown as integers (NA stays empty); other columns untouched."""
+    shown = frame.copy()
+    for column in frame.columns:
+        values = frame[column]
+        if COUNT_NAME.search(str(column)) and values.dtype.kind == "f" and (values.dropna() % 1 == 0).all():
+            shown[column] = values.astype("Int64")
+    return shown
 
 
 def _cell(value) -> str:
@@ -45,7 +63,7 @@ def _markdown_or_none(frame: pd.DataFrame) -> str:
 def _html_table(frame: pd.DataFrame) -> str:
     if not len(frame):
         return f"<p>{NO_ROWS}</p>"
-    return frame.to_html(index=False, na_rep="", float_format="{:.3f}".format)
+    return frame.astype(object).map(_cell).to_html(index=False)  # the markdown's cells: NA empty, floats .3f
 
 
 def figure_title(caption: str, png: bytes) -> str:
@@ -91,7 +109,10 @@ def write_page(
 ) -> None:
     """`figures` are (file name, caption, png); `tables` are (name, frame) or (name, frame, note), the note
     printed under the table. With `methods`, every table printed must have an estimator entry there."""
-    tables = [(entry[0], mark_excluding_zero(entry[1]), entry[2] if len(entry) > 2 else "") for entry in tables]
+    tables = [
+        (entry[0], counts_as_integers(mark_excluding_zero(entry[1])), entry[2] if len(entry) > 2 else "")
+        for entry in tables
+    ]
     titles = [name for name, _, _ in tables]
     if methods is not None and (unexplained := missing(methods, titles)):
         raise ValueError(f"tables without a methods entry: {', '.join(unexplained)}")

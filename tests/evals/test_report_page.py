@@ -20,6 +20,7 @@ from repoanchor.evals.analysis.analyze import analyze
 from repoanchor.evals.analysis.figure_png import png_labels
 from repoanchor.evals.analysis.methods import MARK, MARK_COLUMN, mark_excluding_zero
 from repoanchor.evals.analysis.outcomes import BINARY, CLUSTERED
+from repoanchor.evals.analysis.page import counts_as_integers, markdown_table
 from repoanchor.evals.analysis.results.write import compute_results, save_results
 from tests.support.synthetic_matrix import Effects, matrix_config, write_matrix, write_suite
 
@@ -94,7 +95,7 @@ def report(tmp_path_factory):
         page = Page()
         page.feed((root / "out" / name).read_text(encoding="utf-8"))
         pages[name] = page
-    return results, pages
+    return results, pages, root / "out"
 
 
 @pytest.mark.parametrize("name", ["report.html", "results/results.html"])
@@ -117,7 +118,7 @@ def test_every_figure_has_a_title_axis_labels_a_caption_and_the_oracle_label(rep
 
 @pytest.mark.parametrize("name", ["report.html", "results/results.html"])
 def test_the_methods_header_names_the_estimator_of_every_table(report, name):
-    results, pages = report
+    results, pages, _ = report
     page = pages[name]
     assert page.tables
     assert set(page.tables) <= set(page.methods)
@@ -136,7 +137,7 @@ def test_the_methods_header_names_the_estimator_of_every_table(report, name):
 
 
 def test_an_interval_excluding_zero_is_marked_and_the_marker_explained(report):
-    results, pages = report
+    results, pages, _ = report
     perturb = mark_excluding_zero(results.tables["perturb"][1])
     excluded = (perturb["low"] > 0) | (perturb["high"] < 0)
     assert excluded.any()  # the perturbation's effect (-0.6) is far from 0
@@ -147,3 +148,13 @@ def test_an_interval_excluding_zero_is_marked_and_the_marker_explained(report):
         assert any(f"{MARK} in {MARK_COLUMN}" in line for line in page.method_lines)
     frame = pd.DataFrame({"difference": [0.2], "low": [float("nan")], "high": [0.3]})
     assert mark_excluding_zero(frame)[MARK_COLUMN].tolist() == [""]
+
+
+def test_counts_print_as_counts_and_missing_values_as_empty_cells(report):
+    frame = pd.DataFrame({"pairs": [2.0, np.nan], "rate": [1.0, np.nan], "original_graded": [3.0, np.nan]})
+    shown = counts_as_integers(frame)
+    assert markdown_table(shown).splitlines()[2:] == ["| 2 | 1.000 | 3 |", "|  |  |  |"]
+    for page in ("report.html", "results/results.html"):
+        text = (report[2] / page).read_text(encoding="utf-8")
+        assert "&lt;NA&gt;" not in text
+        assert ">nan<" not in text
