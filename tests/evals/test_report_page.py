@@ -10,6 +10,7 @@ every table printed, naming the estimator that table's rows used.
 from __future__ import annotations
 
 import base64
+import json
 from html.parser import HTMLParser
 
 import numpy as np
@@ -21,7 +22,9 @@ from repoanchor.evals.analysis.figure_png import png_labels
 from repoanchor.evals.analysis.methods import MARK, MARK_COLUMN, mark_excluding_zero
 from repoanchor.evals.analysis.outcomes import BINARY, CLUSTERED
 from repoanchor.evals.analysis.page import counts_as_integers, markdown_table
-from repoanchor.evals.analysis.results.write import compute_results, save_results
+from repoanchor.evals.analysis.results.write import ORACLE_LABEL, compute_results, policy_label, save_results
+from repoanchor.evals.runs.run_matrix import MATRIX_FILE
+from repoanchor.evals.runs.run_one import TRUSTED_POLICIES
 from tests.support.synthetic_matrix import Effects, matrix_config, write_matrix, write_suite
 
 SOURCES = [f"o__p-{i}" for i in range(8)]
@@ -158,3 +161,17 @@ def test_counts_print_as_counts_and_missing_values_as_empty_cells(report):
         text = (report[2] / page).read_text(encoding="utf-8")
         assert "&lt;NA&gt;" not in text
         assert ">nan<" not in text
+
+
+def test_the_oracle_label_comes_from_the_matrices_own_models(report, tmp_path):
+    matrix = report[2].parent / "matrix"
+    assert compute_results([matrix]).label is None  # a language model ("openai/m"): no label
+    record = json.loads((matrix / MATRIX_FILE).read_text(encoding="utf-8"))
+    for name, models in {
+        "oracle": [{"name": "oracle", "model": TRUSTED_POLICIES[0]}],
+        "mixed": [{"name": "oracle", "model": TRUSTED_POLICIES[0]}, {"name": "m", "model": "openai/m"}],
+    }.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / MATRIX_FILE).write_text(json.dumps({**record, "models": models}), encoding="utf-8")
+    assert policy_label([tmp_path / "oracle"]) == ORACLE_LABEL == LABEL
+    assert policy_label([tmp_path / "mixed"]).endswith("model(s) oracle; the others are language models.")

@@ -28,7 +28,10 @@ from repoanchor.evals.analysis.results.tables import (
     outcome_counts,
     perturb_table,
 )  # fmt: skip
-from repoanchor.evals.analysis.results.units import load_units
+from repoanchor.evals.analysis.results.units import load_config, load_units
+from repoanchor.evals.runs.run_one import TRUSTED_POLICIES
+
+ORACLE_LABEL = "MODEL: ORACLE POLICY (scripted; applies the ground-truth patch; not a language model)."
 
 COUNTS_NOTE = (
     "rate: resolved / graded (infrastructure errors and crashes excluded); rate_infra_unresolved: resolved / "
@@ -136,9 +139,20 @@ class Results(NamedTuple):
         )
 
 
+def policy_label(paths: list[Path]) -> str | None:
+    """The oracle label when a matrix's model is a scripted policy (`TRUSTED_POLICIES`), naming it if the
+    matrices mix it with language models; None for language models only."""
+    models = {(model.name, model.model) for path in paths for model in load_config(path).models}
+    scripted = sorted(name for name, model in models if model in TRUSTED_POLICIES)
+    if not scripted or len(scripted) == len(models):
+        return ORACLE_LABEL if scripted else None
+    return f"{ORACLE_LABEL[:-1]}: model(s) {', '.join(scripted)}; the others are language models."
+
+
 def compute_results(paths: list[Path], label: str | None = None) -> Results:
-    """Every table and plot of the matrices under `paths` (YAML files or `out` folders); `label` (the oracle's,
-    for an oracle run) is stamped on every figure and heads the methods."""
+    """Every table and plot of the matrices under `paths` (YAML files or `out` folders); `label` (default: the
+    oracle's when a matrix's model is the oracle) is stamped on every figure and heads the methods."""
+    label = label or policy_label(list(paths))
     loaded = load_units(list(paths))
     tables = results_tables(loaded.units)
     return Results(loaded.units, tables, _figures(tables, label), loaded.problems, len(paths), label)
