@@ -12,6 +12,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from repoanchor.perturb.build_files import not_project_code
 from repoanchor.perturb.variant_git import tracked_files
 
 # Build and tool caches are not part of a project's source; copying them would only leak.
@@ -94,10 +95,15 @@ def is_test_file(relpath: str, patterns: tuple[str, ...] = TEST_PATTERNS) -> boo
 
 
 def python_files(
-    root: Path, *, include_tests: bool = False, test_patterns: tuple[str, ...] | None = None
+    root: Path,
+    *,
+    include_tests: bool = False,
+    test_patterns: tuple[str, ...] | None = None,
+    include_build: bool = False,
 ) -> tuple[list[str], list[FileSkip]]:
     """Regular `.py` files under `root` (relative POSIX paths, sorted) and the ones refused, with why.
-    `test_patterns` (per repository; default `TEST_PATTERNS`) name the test files left alone."""
+    `test_patterns` (per repository; default `TEST_PATTERNS`) name the test files left alone; build
+    scripts, generated and vendored files (build_files.py) are left alone unless `include_build`."""
     test_patterns = TEST_PATTERNS if test_patterns is None else tuple(test_patterns)
     root = root.resolve()
     found: list[str] = []
@@ -124,6 +130,8 @@ def python_files(
                 skips.append(FileSkip(rel, "not a regular file"))
             elif not include_tests and is_test_file(rel, test_patterns):
                 skips.append(FileSkip(rel, "test file: never transformed"))
+            elif not include_build and (why := not_project_code(root, rel)):
+                skips.append(FileSkip(rel, f"{why}: not transformed by default (--include-build-files)"))
             else:
                 found.append(rel)
     return sorted(found), skips

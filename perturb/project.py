@@ -177,7 +177,7 @@ def enumerated_classes(tree: ast.AST) -> set[str]:
 def enumeration_index(root: Path, indexed: list[str]) -> set[str]:
     """`enumerated_classes` over the tree's other Python files (tests included: a test may walk a class);
     `indexed` were already read by `class_index`."""
-    others = sorted(set(python_files(root, include_tests=True)[0]) - set(indexed))
+    others = sorted(set(python_files(root, include_tests=True, include_build=True)[0]) - set(indexed))
     return set().union(*(enumerated_classes(tree) for _, tree in _parsed(root, others)))
 
 

@@ -34,6 +34,8 @@ class ApplyConfig:
     keywords: list[str] = field(default_factory=list)
     seed: int | str = 0
     include_tests: bool = False
+    include_build: bool = False
+    """Also transform build scripts, generated and vendored files (files.py says which; skipped by default)."""
     workers: int = 0  # worker processes; 0 means one per core
     check_interpreters: bool = True
     file_fractions: dict[str, float] = field(default_factory=dict)
@@ -123,7 +125,9 @@ def _check_paths(src: Path, out: Path) -> None:
 
 
 def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeReport:
-    files, file_skips = python_files(src, include_tests=config.include_tests, test_patterns=config.test_patterns)
+    files, file_skips = python_files(
+        src, include_tests=config.include_tests, test_patterns=config.test_patterns, include_build=config.include_build
+    )
     passes, outcomes = _usable_passes(config)
     project = project_info(src, files, index_classes="dead-method" in passes, python=config.python)
     file_passes = [t for t in passes if scope_of(t) == "file"]

@@ -58,6 +58,9 @@ def apply(
         Path | None, typer.Option(help="Metadata JSON path, outside OUT [default: OUT.variant.json].")
     ] = None,
     include_tests: Annotated[bool, typer.Option(help="Also transform test files (never done by default).")] = False,
+    include_build_files: Annotated[
+        bool, typer.Option(help="Also transform build scripts (setup.py, docs/conf.py), generated and vendored files.")
+    ] = False,
     workers: Annotated[int, typer.Option(help="Worker processes (0 = one per core).")] = 0,
     option: Annotated[
         list[str] | None,
@@ -94,6 +97,7 @@ def apply(
         keywords=list(keyword or []),
         seed=seed,
         include_tests=include_tests,
+        include_build=include_build_files,
         workers=workers,
         options=parse_options(option or []),
     )

@@ -20,6 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from repoanchor.perturb.build_files import not_project_code
 from repoanchor.perturb.files import TEST_PATTERNS, is_test_file, python_files
 from repoanchor.perturb.sampler.keywords import Keywords
 from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
@@ -176,4 +177,6 @@ def _gold_reason(src: Path, rel: str, config: SamplerConfig) -> str:
         return "not a Python file"
     if not (src / rel).exists():
         return "not found in the source tree"
+    if why := not_project_code(src, rel):
+        return f"{why}: never transformed by the sampler"
     return "not a regular Python file of the tree (symlink, or in a skipped folder)"

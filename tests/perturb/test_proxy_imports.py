@@ -25,8 +25,12 @@ TREES = Path(__file__).parent / "trees" / "proxy-imports"
 ID = "proxy-imports"
 
 
-def proxy(src: Path, out: Path, seed: int = 0, fraction: float = 1.0, **options) -> TreeReport:
-    config = ApplyConfig([ID], fraction=fraction, seed=seed, options={ID: options}, check_interpreters=False)
+def proxy(
+    src: Path, out: Path, seed: int = 0, fraction: float = 1.0, include_build: bool = False, **options
+) -> TreeReport:
+    config = ApplyConfig(
+        [ID], fraction=fraction, seed=seed, options={ID: options}, check_interpreters=False, include_build=include_build
+    )
     report = apply_tree(src, out, config)
     assert not [o for o in report.outcomes if isinstance(o, Failed)]
     return report
@@ -75,7 +79,8 @@ def _read_txt_tree(folder: Path) -> dict[str, bytes]:
 def test_golden_tree(case: Path, tmp_path: Path):
     spec = yaml.safe_load((case / "case.yaml").read_text())
     src = make_tree(tmp_path / "src", _read_txt_tree(case / "before"))
-    report = proxy(src, tmp_path / "out", seed=spec["seed"], **spec.get("options", {}))
+    include_build = spec.get("include_build", False)
+    report = proxy(src, tmp_path / "out", seed=spec["seed"], include_build=include_build, **spec.get("options", {}))
     after = snapshot(tmp_path / "out")
     if os.environ.get("REPOANCHOR_REGEN_GOLDEN") == "1":  # maintainers: regenerate, then review the diff
         shutil.rmtree(case / "after", ignore_errors=True)
@@ -310,7 +315,7 @@ BAD = {
 def test_bad_input_is_refused_with_reasons_and_good_files_still_work(tmp_path: Path):
     src = make_tree(tmp_path / "src", BAD)
     (src / "pkg/link.py").symlink_to("declared.py")
-    report = proxy(src, tmp_path / "out")
+    report = proxy(src, tmp_path / "out", include_build=True)  # setup.py: the transform's own refusal
     reasons = {file: " | ".join(rs) for file, rs in skip_reasons(report).items()}
     expected = {
         "pkg/broken.py": "unparseable",
