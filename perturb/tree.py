@@ -175,7 +175,7 @@ def _apply_tree_transform(
     instance.apply_tree(ctx, selected)
     report.outcomes.extend(ctx.outcomes)
     report.resolution.extend(ctx.resolution)
-    written = {rel for rel in ctx.committed if rel.endswith(".py") and (out / rel).is_file()}
+    written = {rel for rel in ctx.committed if (out / rel).is_file()}  # JSON resources too: every file written
     report.tree_written |= written
     report.changed_files = sorted(r for r in set(report.changed_files) | written if (out / r).is_file())  # moved away
 

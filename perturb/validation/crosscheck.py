@@ -26,7 +26,7 @@ NEWEST_CHECKED = (3, 13)
 def check_other_interpreters(src: Path, out: Path, report: TreeReport) -> None:
     wanted = sorted({report.project.min_python, NEWEST_CHECKED} - {CURRENT})
     interpreters = installed_interpreters(wanted)
-    files = [out / rel for rel in report.changed_files if (out / rel).is_file()]
+    files = [out / rel for rel in report.changed_files if rel.endswith(".py") and (out / rel).is_file()]
     with ThreadPoolExecutor(max_workers=max(1, len(interpreters))) as pool:
         results = {v: pool.submit(check_with_interpreter, exe, files) for v, exe in interpreters.items()}
     for version, future in sorted(results.items()):
