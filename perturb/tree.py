@@ -18,6 +18,7 @@ from pathlib import Path
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import FileResult, PassSpec, rng_for, run_with_big_stack, transform_source
 from repoanchor.perturb.files import FileSkip, copy_source_tree, python_files
+from repoanchor.perturb.mirage.vocabulary import project_vocabulary
 from repoanchor.perturb.project import project_info
 from repoanchor.perturb.results import Outcome, Skipped
 from repoanchor.perturb.transforms import get_transform, get_transform_class, scope_of
@@ -141,8 +142,11 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
             _write_inside(out, result.path, result.new_source)
             changed.append(result.path)
     report = TreeReport(outcomes, file_skips, changed, len(files), len(jobs), project)
-    for transform in sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order):
-        _apply_tree_transform(out, [f for f in files if f in selection[transform]], transform, config, report)
+    tree_passes = sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order)
+    vocabulary = project_vocabulary(src, files) if tree_passes else None  # from the source: no generated name
+    for transform in tree_passes:
+        selected = [f for f in files if f in selection[transform]]
+        _apply_tree_transform(out, selected, transform, config, report, vocabulary)
     if config.check_interpreters:
         check_other_interpreters(src, out, report)
     return report
@@ -159,7 +163,12 @@ def _tree_order(transform: str) -> int:
 
 
 def _apply_tree_transform(
-    out: Path, selected: list[str], transform: str, config: ApplyConfig, report: TreeReport
+    out: Path,
+    selected: list[str],
+    transform: str,
+    config: ApplyConfig,
+    report: TreeReport,
+    vocabulary: tuple[str, ...] | None,
 ) -> None:
     """Run one RepoMirage-style transform over the selected modules of the (already written) variant."""
     instance = get_transform(transform)
@@ -171,6 +180,7 @@ def _apply_tree_transform(
         config.fraction,
         dict(config.options.get(instance.id, {})),
         _taken_names(out),
+        vocabulary=vocabulary,
     )
     instance.apply_tree(ctx, selected)
     report.outcomes.extend(ctx.outcomes)

@@ -1,6 +1,6 @@
 """Seeded, plausible names for runtime-target masking: hidden modules, decoys, forwarder locals.
 
-A hidden implementation and its decoys must look alike (``parser_native_impl.py``,
+A hidden implementation and its decoys must look alike (``parser_native_engine.py``,
 ``_staged_dispatch_core.py``), so that only reading the forwarder tells which one runs; so they
 share one vocabulary. Every part is drawn from the caller's seeded RNG and the space
 is large (three parts, hundreds of thousands of names per module) so that two seeds practically
@@ -9,6 +9,8 @@ means: not a file or folder stem anywhere in the tree (case-insensitively, for c
 file systems), not an identifier of the package's ``__init__`` or of the module itself
 (importing ``pkg._x`` would set attribute ``_x`` on the package), not a standard-library
 module, not a keyword, and never a name pytest collects (``test_*``, ``*_test``, ``conftest``).
+Words are the project's own where it has enough (mirage/vocabulary.py), these lists otherwise; a word
+that says what the file is (``impl``, ``real``, ...: vocabulary.GIVEAWAYS) is never drawn from either.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import keyword
 import random
 import sys
 
+from repoanchor.perturb.mirage.vocabulary import GIVEAWAYS
 from repoanchor.perturb.naming import is_safe_identifier
 
 QUALIFIERS = (
@@ -50,21 +53,25 @@ NOUNS = {
 """Nouns per role of a forwarder variable, so that drawn names still say what they hold."""
 
 
-def module_name(rng: random.Random, stem: str, taken: set[str], avoid: set[str]) -> str:
+def module_name(
+    rng: random.Random, stem: str, taken: set[str], avoid: set[str], vocabulary: tuple[str, ...] | None = None
+) -> str:
     """Draw a module stem for a decoy of `stem`; claim it in `taken`.
 
     Two forms in three carry the module's own stem (``_lazy_parser_ops``): a file named after
-    the module it sits next to is the most plausible place for its code.
+    the module it sits next to is the most plausible place for its code. With the project's
+    `vocabulary` (mirage/vocabulary.py) every other word is the project's own.
     """
+    qualifiers, roles = (vocabulary, vocabulary) if vocabulary else (QUALIFIERS, ROLES)
     core = stem.strip("_").lower()
     folded = {name.lower() for name in taken | avoid}
     for attempt in range(1000):
-        first, second = rng.sample(QUALIFIERS, 2)
-        role = rng.choice(ROLES)
+        first, second = rng.sample(qualifiers, 2)
+        role = rng.choice(roles)
         form = rng.randrange(3) if core and len(core) <= 16 else 0
         parts = [(first, second, role), (first, core, role), (core, first, role)][form]
-        if len(set(parts)) < len(parts):  # ``_runtime_util_runtime`` reads as a slip
-            continue
+        if len(set(parts)) < len(parts) or {first, second, role} & GIVEAWAYS:
+            continue  # ``_runtime_util_runtime`` reads as a slip; ``_fast_parser_impl`` says what it is
         name = ("_" if rng.random() < 0.8 else "") + "_".join(parts)
         if attempt >= 500:
             name += f"{rng.randrange(2, 10)}"
@@ -74,24 +81,28 @@ def module_name(rng: random.Random, stem: str, taken: set[str], avoid: set[str])
     raise RuntimeError(f"could not draw a free module name for {stem!r} in 1000 attempts")
 
 
-def hidden_name(rng: random.Random, stem: str, taken: set[str], avoid: set[str]) -> str:
-    """The hidden implementation's stem: ``<stem>_<qualifier>_<role>`` (``core_native_impl``).
+def hidden_name(
+    rng: random.Random, stem: str, taken: set[str], avoid: set[str], vocabulary: tuple[str, ...] | None = None
+) -> str:
+    """The hidden implementation's stem: ``<stem>_<qualifier>_<role>`` (``core_native_engine``).
 
     It starts with the module's own stem so that it sorts right after it, by file name
-    (``core.py`` < ``core_native_impl.py``) and by dotted name: a loop that imports every module
+    (``core.py`` < ``core_native_engine.py``) and by dotted name: a loop that imports every module
     a package lists imports the public module first, so the hidden file, imported again under
     its own name, finds every import cycle already resolved (imported first, a module in a
     cycle could fail where the public one never did).
     """
     base = stem.rstrip("_") or stem
-    if base.lower().startswith("test"):  # ``test_native_impl.py`` would be collected by pytest
+    if base.lower().startswith("test"):  # ``test_native_engine.py`` would be collected by pytest
         base = f"_{base}"
+    qualifiers, roles = (vocabulary, vocabulary) if vocabulary else (QUALIFIERS, ROLES)
     folded = {name.lower() for name in taken | avoid}
     own = set(base.split("_"))
     for attempt in range(1000):
-        qualifier, role = rng.choice(QUALIFIERS), rng.choice(ROLES)
+        qualifier, role = rng.choice(qualifiers), rng.choice(roles)
         name = f"{base}_{qualifier}_{role}" + (f"{rng.randrange(2, 10)}" if attempt >= 500 else "")
-        if qualifier != role and not {qualifier, role} & own and usable_module(name, folded):
+        fits = qualifier != role and not {qualifier, role} & (own | GIVEAWAYS)
+        if fits and usable_module(name, folded):
             taken.add(name)
             return name
     raise RuntimeError(f"could not draw a free hidden-module name for {stem!r} in 1000 attempts")

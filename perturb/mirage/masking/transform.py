@@ -146,8 +146,8 @@ def _mask(ctx: TreeContext, module: str, rng: random.Random, count: int, sibling
     avoid = identifiers_in(text) | identifiers_in(
         ctx.read((folder / "__init__.py").as_posix()).decode("utf-8", "replace")
     )
-    hidden = hidden_name(rng, stem, ctx.taken, avoid)
-    decoy_names = [module_name(rng, stem, ctx.taken, avoid) for _ in decoys]
+    hidden = hidden_name(rng, stem, ctx.taken, avoid, ctx.vocabulary)
+    decoy_names = [module_name(rng, stem, ctx.taken, avoid, ctx.vocabulary) for _ in decoys]
     drawn = avoid | ctx.taken
     forwarder = forwarder_source(rng, stem, hidden, drawn)
     ctx.taken.update(drawn - avoid)

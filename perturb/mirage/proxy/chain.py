@@ -51,11 +51,17 @@ def split(bindings: list[Binding], fanout: int, rng: random.Random) -> list[tupl
 
 
 def plan(
-    bindings: list[Binding], depth: int, fanout: int, rng: random.Random, taken: set[str], avoid: set[str]
+    bindings: list[Binding],
+    depth: int,
+    fanout: int,
+    rng: random.Random,
+    taken: set[str],
+    avoid: set[str],
+    vocabulary: tuple[str, ...] | None = None,
 ) -> list[Chain]:
     """Fresh chains for one statement; every module name is claimed in `taken`."""
     return [
-        Chain(group, tuple(module_name(rng, taken, avoid) for _ in range(depth)))
+        Chain(group, tuple(module_name(rng, taken, avoid, vocabulary) for _ in range(depth)))
         for group in split(bindings, fanout, rng)
     ]
 

@@ -6,7 +6,9 @@ that two seeds practically never draw the same name. A name must also never *cha
 existing name means: it may not be a file or folder stem anywhere in the tree (`taken`), an
 identifier of the package's ``__init__`` (importing ``pkg._x`` sets the attribute ``_x`` on the
 package, which would clobber a global of that name), a standard-library module (a top-level
-proxy would shadow it) or a keyword.
+proxy would shadow it) or a keyword. Words are the project's own where it has enough
+(mirage/vocabulary.py), these lists otherwise; a word that says what the file is (``impl``, ``real``,
+...: vocabulary.GIVEAWAYS) is never drawn from either.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import keyword
 import random
 import sys
+
+from repoanchor.perturb.mirage.vocabulary import GIVEAWAYS
 
 QUALIFIERS = (
     "api", "async", "attr", "audit", "auth", "base", "batch", "bind", "bit", "block", "boot", "bound", "buffer",
@@ -56,11 +60,18 @@ NOUNS = (
 )  # fmt: skip
 
 
-def module_name(rng: random.Random, taken: set[str], avoid: set[str] = frozenset()) -> str:
-    """Draw ``_<qualifier>_<qualifier>_<noun>`` until it is free, then claim it in `taken`."""
+def module_name(
+    rng: random.Random, taken: set[str], avoid: set[str] = frozenset(), vocabulary: tuple[str, ...] | None = None
+) -> str:
+    """Draw ``_<qualifier>_<qualifier>_<noun>`` until it is free, then claim it in `taken`. With the
+    project's `vocabulary` (mirage/vocabulary.py), all three words are the project's own."""
+    qualifiers, nouns = (vocabulary, vocabulary) if vocabulary else (QUALIFIERS, NOUNS)
     for _ in range(1000):
-        first, second = rng.sample(QUALIFIERS, 2)
-        name = f"_{first}_{second}_{rng.choice(NOUNS)}"
+        first, second = rng.sample(qualifiers, 2)
+        noun = rng.choice(nouns)
+        name = f"_{first}_{second}_{noun}"
+        if (vocabulary and noun in (first, second)) or {first, second, noun} & GIVEAWAYS:
+            continue  # ``_merge_sorted_merge`` reads as a slip; ``_real_io_impl`` says what it is
         if usable(name, taken, avoid):
             taken.add(name)
             return name

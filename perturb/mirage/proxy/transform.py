@@ -91,7 +91,7 @@ def _rewrite_module(ctx: TreeContext, rel: str, depth: int, fanout: int) -> None
 
 def _write_chains(ctx: TreeContext, rel: str, place: Placement, site: Site, depth: int, fanout: int, avoid):
     """Create the statement's proxy chains and record them; return the statements replacing it."""
-    chains = plan(site.data["bindings"], depth, fanout, ctx.rng, ctx.taken, avoid)
+    chains = plan(site.data["bindings"], depth, fanout, ctx.rng, ctx.taken, avoid, ctx.vocabulary)
     for chain in chains:
         paths = [_module_path(place, name) for name in chain.modules]
         for index, path in enumerate(paths[:-1]):

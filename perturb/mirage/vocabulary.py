@@ -1,0 +1,56 @@
+"""The project's own words, for the names RepoMirage perturbations create (proxies, hidden modules, decoys).
+
+A generated module called ``_font_stack_config.py`` in a functional-programming library stands out
+at a glance; one made of words the project already uses (``_curry_merge_sorted.py`` in toolz) does
+not. Words come from the identifiers (NAME tokens, never comments or strings) of the project's own
+source files, split at underscores and case changes. Words that would reveal a file's role
+(``proxy``, ``decoy``, ``hidden``, ``real``, ``impl``...) are left out, even when the project uses
+them. A project too small to give `MIN_WORDS` words gets None, and callers keep their generic
+vocabularies: a handful of words would make two seeds draw the same names.
+"""
+
+from __future__ import annotations
+
+import io
+import keyword
+import re
+import tokenize
+from pathlib import Path
+
+MIN_WORDS = 40
+MAX_FILES = 400
+"""Files read, evenly spread over the sorted list: enough words from any large project, in bounded time."""
+GIVEAWAYS = frozenset(
+    {
+        "conftest", "decoy", "decoys", "dummy", "fake", "forward", "forwarder", "forwarding", "hidden", "hide",
+        "impl", "implementation", "mask", "masked", "masking", "mirage", "original", "perturb", "perturbed",
+        "proxies", "proxy", "real", "repoanchor", "shadow", "stub", "test", "tests", "variant",
+    }
+)  # fmt: skip
+_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+
+
+def words_of_identifier(name: str) -> list[str]:
+    """``parseHTTPHeader_v2`` -> ``parse``, ``http``, ``header``: lower-case alphabetic parts."""
+    return [part.lower() for chunk in name.split("_") for part in _PART.findall(chunk)]
+
+
+def project_vocabulary(root: Path, files: list[str]) -> tuple[str, ...] | None:
+    """Sorted words of 3 to 12 letters from the identifiers of `files` (relative to `root`), or None."""
+    step = max(1, len(files) // MAX_FILES)
+    words: set[str] = set()
+    for rel in sorted(files)[::step]:
+        for name in _identifiers(root / rel):
+            words.update(w for w in words_of_identifier(name) if 3 <= len(w) <= 12)
+    usable = sorted(w for w in words - GIVEAWAYS if not keyword.iskeyword(w))
+    return tuple(usable) if len(usable) >= MIN_WORDS else None
+
+
+def _identifiers(path: Path) -> set[str]:
+    try:
+        source = path.read_bytes()
+        tokens = list(tokenize.tokenize(io.BytesIO(source).readline))
+    except (OSError, SyntaxError, tokenize.TokenError, UnicodeDecodeError):
+        return set()  # an unreadable file gives no words; the others are enough
+    names = {tok.string for tok in tokens if tok.type == tokenize.NAME and not keyword.iskeyword(tok.string)}
+    return {name for name in names if not (name.startswith("__") and name.endswith("__"))}  # Python's, not theirs

@@ -1,0 +1,53 @@
+"""Names of the modules RepoMirage perturbations create (proxies, hidden modules, decoys) are made of the
+project's own words: on toolz every word of every generated module name occurs in toolz's identifiers, no
+name reveals its role, and the same seed gives the same names."""
+
+from __future__ import annotations
+
+import keyword
+import sys
+from pathlib import Path
+
+import pytest
+
+from repoanchor.perturb.files import python_files
+from repoanchor.perturb.mirage.vocabulary import GIVEAWAYS, project_vocabulary, words_of_identifier
+from repoanchor.perturb.tree import ApplyConfig, apply_tree
+from tests.support.pypi import fetch_sdist
+
+MIRAGE = ["proxy-imports", "runtime-target-masking"]
+
+
+def test_words_split_from_snake_and_camel_case() -> None:
+    assert words_of_identifier("parseHTTPHeader_v2") == ["parse", "http", "header", "v"]
+    assert words_of_identifier("_merge_sorted") == ["merge", "sorted"]
+
+
+def test_a_tiny_project_keeps_the_generic_vocabulary(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("def merge(a, b):\n    return a\n")
+    assert project_vocabulary(tmp_path, ["m.py"]) is None
+
+
+def _generated_modules(tree: Path, seed: int, out: Path) -> list[str]:
+    config = ApplyConfig(MIRAGE, fraction=1.0, file_fraction=0.6, seed=seed, check_interpreters=False, workers=1)
+    report = apply_tree(tree, out, config)
+    existing = {p.relative_to(tree).as_posix() for p in tree.rglob("*.py")}
+    return sorted(rel for rel in report.changed_files if rel.endswith(".py") and rel not in existing)
+
+
+@pytest.mark.slow
+def test_generated_names_use_only_the_projects_words(tmp_path: Path) -> None:
+    tree = fetch_sdist("toolz", "1.0.0")
+    vocabulary = set(project_vocabulary(tree, python_files(tree)[0]) or ())
+    generated = _generated_modules(tree, 3, tmp_path / "a")
+    existing = {p.name.split(".")[0].lower() for p in tree.rglob("*")}
+    assert len(generated) > 20
+    for rel in generated:
+        stem = Path(rel).stem
+        words = [word for word in stem.split("_") if word]
+        assert set(words) <= vocabulary | set(Path(rel).parent.parts), rel  # a masked module's own stem
+        assert not set(words) & GIVEAWAYS, rel
+        assert stem not in sys.stdlib_module_names, rel
+        assert not keyword.iskeyword(stem), rel
+        assert stem.lower() not in existing, rel
+    assert generated == _generated_modules(tree, 3, tmp_path / "b")
