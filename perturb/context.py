@@ -52,6 +52,17 @@ class FileContext:
             self._code = self.module.code
         return self._code
 
+    @property
+    def known_code(self) -> str | None:
+        """The text of `module` if something has emitted it already, else None (never emits)."""
+        return self._code
+
+    def remember_code(self, module: cst.Module, text: str) -> None:
+        """Keep `text` as the code of `module` when a codegen made for another purpose (line counts,
+        spans) emitted it anyway: a later `code` of the same module state then costs nothing."""
+        if module is self.module and self._code is None:
+            self._code = text
+
     def metadata_wrapper(self, module: cst.Module) -> cst.MetadataWrapper:
         """One wrapper per module object, sharing the module's nodes (no deep copy)."""
         key = id(module)

@@ -76,14 +76,24 @@ def transform_source(
     except (SourceError, cst.ParserSyntaxError, RecursionError) as exc:
         reason = _parse_reason(exc)
         return FileResult(path, None, [Skipped(get_transform(p.transform).id, path, reason) for p in passes])
-    final, outcomes = _run_passes(module, text, path, passes, seed, fraction, project, check_each=False)
+    final, outcomes, code = _run_passes(module, text, path, passes, seed, fraction, project, check_each=False)
     if not any(isinstance(o, Applied) for o in outcomes):
         return FileResult(path, None, outcomes)
-    if compile_error(final.code, path, project.min_python):
-        final, outcomes = _run_passes(module, text, path, passes, seed, fraction, project, check_each=True)
+    code = _emitted(final, code, text)
+    if compile_error(code, path, project.min_python):
+        final, outcomes, code = _run_passes(module, text, path, passes, seed, fraction, project, check_each=True)
         if not any(isinstance(o, Applied) for o in outcomes):
             return FileResult(path, None, outcomes)
-    return FileResult(path, final.bytes, outcomes)
+        code = _emitted(final, code, text)
+    return FileResult(path, code.encode(final.encoding), outcomes)
+
+
+def _emitted(module: cst.Module, code: str | None, text: str) -> str:
+    """`module`'s code: the text a pass already emitted for it, or one codegen now.
+
+    The file's own text is never reused here: LibCST's emission can differ from it (form feeds),
+    and the output has always been an emission of the final module."""
+    return code if code is not None and code is not text else module.code
 
 
 def _run_passes(module, text, path, passes, seed, fraction, project, *, check_each: bool):
@@ -111,10 +121,12 @@ def _run_passes(module, text, path, passes, seed, fraction, project, *, check_ea
                 code = new_code
         elif new_module is not module:
             code = None
+        else:
+            code = ctx.known_code  # the module is unchanged: text a pass emitted for it stays valid
         module = new_module
         outcomes.extend(ctx.skips)
         outcomes.append(outcome)
-    return module, outcomes
+    return module, outcomes, code
 
 
 def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float) -> tuple[cst.Module, Outcome]:

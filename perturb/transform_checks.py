@@ -289,8 +289,9 @@ def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, d
     return "".join(state.tokens), {key: (offsets[a], offsets[b]) for key, (a, b) in marks.items()}
 
 
-def block_line_counts(module: cst.Module) -> dict[int, int]:
-    """id(indented block) -> lines from its first statement's first line to its last statement's last.
+def block_line_counts(module: cst.Module) -> tuple[str, dict[int, int]]:
+    """The module's code and id(indented block) -> lines from its first statement's first line to its
+    last statement's last (the code comes free with the count: callers keep it rather than emit again).
 
     Leading comments and a first statement's decorators are not counted. One `node_spans`
     codegen; only statement-level nodes are walked, since no block lives in an expression.
@@ -321,7 +322,7 @@ def block_line_counts(module: cst.Module) -> dict[int, int]:
     def line(offset: int) -> int:
         return bisect_left(newlines, offset) + 1
 
-    return {
+    return text, {
         id(block): line(spans[id(block.body[-1])][1] - 1) - line(spans[id(block.body[0])][0]) + 1 for block in blocks
     }
 

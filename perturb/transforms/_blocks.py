@@ -32,7 +32,8 @@ class BlockCollector(SiteCollector):
     def __init__(self, ctx: FileContext, module: cst.Module, *, lines: tuple[int, int], wraps: bool) -> None:
         super().__init__()
         self.ctx = ctx
-        self.lines = block_line_counts(module)
+        text, self.lines = block_line_counts(module)
+        ctx.remember_code(module, text)
         self.min_lines, self.max_lines = lines
         self.wraps = wraps
 

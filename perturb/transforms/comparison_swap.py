@@ -84,6 +84,7 @@ def _literal_side(node: cst.Comparison) -> bool:
 def _proven_numbers(module: cst.Module, ctx: FileContext, sites: list[Site]) -> list[Site]:
     """The sites whose two operands astroid proves builtin numbers; the others are skipped, saying why."""
     text, spans = node_spans(module, [site.node for site in sites])
+    ctx.remember_code(module, text)
     if (tree := _parse(ctx, text)) is None:
         return []
     compares = _astroid_spans(tree, text, an.Compare)

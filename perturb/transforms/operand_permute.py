@@ -206,6 +206,7 @@ class _Collector(SiteCollector):
 
 def _typed(module: cst.Module, ctx: FileContext, sites: list[Site]) -> list[Site]:
     text, spans = node_spans(module, [site.node for site in sites])
+    ctx.remember_code(module, text)
     if (tree := _parse(ctx, text)) is None:
         return []
     binops = _astroid_spans(tree, text)
