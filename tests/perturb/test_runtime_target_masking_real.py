@@ -3,9 +3,9 @@
 click (a multi-module src-layout package whose suite tracks which modules ``import click``
 pulls in, monkeypatches ``click._termui_impl`` and imports platform-specific modules) and
 toolz (tests inside the package, the ``tlz`` meta-path mirror that walks ``toolz``'s
-submodules, ``locals().update`` at module level, versioneer's ``_version.py``). At least half of
-each package's modules are masked; importing every module a walk lists fails nowhere new, and
-no decoy is ever imported or opened.
+submodules, ``locals().update`` at module level; its versioneer ``_version.py`` is skipped as a
+generated file, see build_files.py). At least half of each package's modules are masked; importing
+every module a walk lists fails nowhere new, and no decoy is ever imported or opened.
 """
 
 from __future__ import annotations
