@@ -23,7 +23,7 @@ import libcst as cst
 
 from repoanchor.evals.harness.projects import fetch_sdist
 from repoanchor.perturb.engine import run_with_big_stack
-from repoanchor.perturb.files import python_files
+from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.metadata import variant_metadata, write_metadata
 from repoanchor.perturb.sampler.build import apply_config
 from repoanchor.perturb.sampler.keywords import extract_keywords

@@ -16,7 +16,7 @@ import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import identifiers_in
-from repoanchor.perturb.project import enumerated_classes
+from repoanchor.perturb.source.project import enumerated_classes
 from repoanchor.perturb.transform_checks import bound_names, dotted_name, import_origins, stdlib_object
 from repoanchor.perturb.walk import walk
 

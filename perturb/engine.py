@@ -23,7 +23,7 @@ import libcst as cst
 from repoanchor.perturb.context import FileContext, ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
-from repoanchor.perturb.sourcefile import SourceError, decode_source
+from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.transforms import get_transform
 from repoanchor.perturb.validation.compile_check import compile_error
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, SiteRecord, Skipped, snippet
-from repoanchor.perturb.sourcefile import SourceError, decode_source
+from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.validation.compile_check import compile_error
 
 

@@ -12,7 +12,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Literal, NamedTuple
 
-from repoanchor.perturb.files import is_test_file
+from repoanchor.perturb.source.files import is_test_file
 
 _PATH_LINE = re.compile(
     r"^(?:diff --git a/(?P<a>.+?) b/(?P<b>.+)|--- (?:a/)?(?P<old>.+)|\+\+\+ (?:b/)?(?P<new>.+)|"

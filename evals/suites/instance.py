@@ -41,7 +41,7 @@ from repoanchor.evals.suites.validate import (
     validate_task,
 )
 from repoanchor.perturb.atomic import write_atomic
-from repoanchor.perturb.files import source_files
+from repoanchor.perturb.source.files import source_files
 from repoanchor.perturb.metadata import variant_metadata
 from repoanchor.perturb.tree import ApplyConfig
 from repoanchor.perturb.validation.validate import changed_files

@@ -23,7 +23,7 @@ from repoanchor.evals.harness.venv_build import command_env, locked, private_cop
 from repoanchor.evals.suites.import_probe import IMPORT_SCRIPT
 from repoanchor.evals.suites.remap import Rejected, run_git
 from repoanchor.evals.suites.stage_clock import StageClock, timed
-from repoanchor.perturb.files import is_test_file
+from repoanchor.perturb.source.files import is_test_file
 from repoanchor.perturb.validation.validate import compile_errors
 
 # Importing these runs a program, not a module.

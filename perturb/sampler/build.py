@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
 from pathlib import Path
 
-from repoanchor.perturb.files import source_files
+from repoanchor.perturb.source.files import source_files
 from repoanchor.perturb.metadata import tool_version, variant_metadata, write_metadata
 from repoanchor.perturb.sampler.keywords import KeywordConfig, extract_keywords
 from repoanchor.perturb.sampler.sampler import (

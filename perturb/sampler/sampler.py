@@ -20,8 +20,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from repoanchor.perturb.build_files import not_project_code
-from repoanchor.perturb.files import TEST_PATTERNS, is_test_file, python_files
+from repoanchor.perturb.source.build_files import not_project_code
+from repoanchor.perturb.source.files import TEST_PATTERNS, is_test_file, python_files
 from repoanchor.perturb.sampler.keywords import Keywords
 from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
 

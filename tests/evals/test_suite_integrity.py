@@ -14,7 +14,7 @@ from repoanchor.evals.demo.fixture_project import TRACKED_IGNORED
 from repoanchor.evals.harness.suite_format import read_suite_tasks
 from repoanchor.evals.suites.check import validate_suite
 from repoanchor.evals.suites.original import build_original_suite
-from repoanchor.perturb.files import copy_source_tree, source_files
+from repoanchor.perturb.source.files import copy_source_tree, source_files
 from repoanchor.perturb.variant_git import IntegrityError, check_commit, init_single_commit, tracked_files
 
 

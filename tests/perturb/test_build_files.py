@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.build_files import not_project_code
-from repoanchor.perturb.files import python_files
+from repoanchor.perturb.source.build_files import not_project_code
+from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 
 CODE = "def f(a, b):\n    if a:\n        return a\n    else:\n        return b\n"

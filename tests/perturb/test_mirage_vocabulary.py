@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.files import python_files
+from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.mirage.vocabulary import GIVEAWAYS, project_vocabulary, words_of_identifier
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from tests.support.pypi import fetch_sdist

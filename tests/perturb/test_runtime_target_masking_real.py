@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.files import python_files
+from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.results import Applied, Failed
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from repoanchor.perturb.validation.validate import validate

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from repoanchor.perturb.files import python_files
+from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.sampler.build import apply_config, sample
 from repoanchor.perturb.sampler.sampler import SamplerConfig, draw_plan, prepare, variant_id, variant_seed
 from repoanchor.perturb.transforms import SPT_IDS, TRANSFORMS

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.files import TEST_PATTERNS
+from repoanchor.perturb.source.files import TEST_PATTERNS
 from repoanchor.perturb.sampler.build import sample
 from repoanchor.perturb.sampler.sampler import SamplerConfig
 from repoanchor.perturb.transforms import SPT_IDS

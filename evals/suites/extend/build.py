@@ -47,7 +47,7 @@ from repoanchor.evals.suites.extend.multi_file import MultiFile
 from repoanchor.evals.suites.extend.proxy_chain import ProxyChain
 from repoanchor.evals.suites.extend.runtime_target import RuntimeTarget
 from repoanchor.evals.suites.extend.scope import ScopeError, changed_paths, scope_violations
-from repoanchor.perturb.files import is_test_file, source_files
+from repoanchor.perturb.source.files import is_test_file, source_files
 from repoanchor.perturb.variant_git import carry_version_tag, init_single_commit
 
 Grader = Callable[[ExtendTask, Path, dict], ValidationResult]

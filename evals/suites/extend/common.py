@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from repoanchor.evals.suites.extend import in_image
 from repoanchor.perturb.atomic import write_atomic
-from repoanchor.perturb.files import copy_source_tree
+from repoanchor.perturb.source.files import copy_source_tree
 from repoanchor.perturb.validation.testrun import InfrastructureError, run_tests
 
 PROBE = Path(__file__).with_name("probe.py")

@@ -27,7 +27,7 @@ from pathlib import Path
 from repoanchor.evals.suites.extend.base import BuildContext, Plan, last_line
 from repoanchor.evals.suites.extend.common import exact_difference, module_of, run_probe
 from repoanchor.evals.suites.extend.models import ValidatorSpec
-from repoanchor.perturb.files import NEVER_COPY
+from repoanchor.perturb.source.files import NEVER_COPY
 from repoanchor.prompts import render
 
 MAX_EVIDENCE_BYTES = 1_000_000

@@ -1,7 +1,7 @@
 """Multi-File Issue Resolution: the original issue, on the variant, for gold patches touching > 1 file.
 
 Nothing is erased. The agent may change any non-test file (a test file is one matching
-`perturb.files.TEST_PATTERNS` or touched by the instance's test patch). Grading is SWE-bench's
+`perturb.source.files.TEST_PATTERNS` or touched by the instance's test patch). Grading is SWE-bench's
 (FAIL_TO_PASS and PASS_TO_PASS with the test patch applied), which this package does not run
 itself: the caller passes a *grader* — ``grader(task, worktree, ground_truth) ->
 ValidationResult`` — to `validate_extend`, and the suite builder wires the real one. The ground

@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from repoanchor.perturb.files import is_test_file
+from repoanchor.perturb.source.files import is_test_file
 
 
 class ScopeError(RuntimeError):

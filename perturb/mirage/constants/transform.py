@@ -29,7 +29,7 @@ from repoanchor.perturb.mirage.constants.pool import ResourcePool
 from repoanchor.perturb.mirage.constants.rewrite import Target, externalize
 from repoanchor.perturb.mirage.constants.scan import Scan, scan_module
 from repoanchor.perturb.naming import identifiers_in
-from repoanchor.perturb.sourcefile import SourceError, decode_source
+from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.treectx import TreeContext
 
 REASONS = {

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from repoanchor.perturb.files import NEVER_COPY
+from repoanchor.perturb.source.files import NEVER_COPY
 
 TEXT_SUFFIXES = frozenset(
     ".py .pyi .pyx .cfg .toml .ini .txt .in .yml .yaml .sh .bat .ps1 .rst .md .json .spec .mk".split()

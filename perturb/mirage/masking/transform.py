@@ -54,7 +54,7 @@ from repoanchor.perturb.mirage.masking.eligibility import DOCTEST_MODULES, TreeS
 from repoanchor.perturb.mirage.masking.forwarder import forwarder_source
 from repoanchor.perturb.mirage.masking.names import hidden_name, module_name
 from repoanchor.perturb.naming import identifiers_in
-from repoanchor.perturb.sourcefile import SourceError, decode_source
+from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.treectx import TransactionAborted, TreeContext
 from repoanchor.perturb.validation.compile_check import compile_error
 

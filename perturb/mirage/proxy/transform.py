@@ -23,7 +23,7 @@ from repoanchor.perturb.mirage.proxy.policy import Placement, Refusal, placement
 from repoanchor.perturb.mirage.proxy.scan import has_relative_import, scan
 from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.sites import Site
-from repoanchor.perturb.sourcefile import SourceError, decode_source
+from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.treectx import TreeContext
 from repoanchor.perturb.walk import replace_nodes
 

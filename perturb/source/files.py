@@ -12,7 +12,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from repoanchor.perturb.build_files import not_project_code
+from repoanchor.perturb.source.build_files import not_project_code
 from repoanchor.perturb.variant_git import tracked_files
 
 # Build and tool caches are not part of a project's source; copying them would only leak.

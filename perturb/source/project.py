@@ -10,7 +10,7 @@ import warnings
 from pathlib import Path
 
 from repoanchor.perturb.context import ProjectInfo
-from repoanchor.perturb.files import python_files
+from repoanchor.perturb.source.files import python_files
 
 if sys.version_info >= (3, 11):
     import tomllib
