@@ -17,10 +17,10 @@ from pathlib import Path
 
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import FileResult, PassSpec, rng_for, run_with_big_stack, transform_source
-from repoanchor.perturb.source.files import FileSkip, copy_source_tree, python_files
 from repoanchor.perturb.mirage.vocabulary import project_vocabulary
-from repoanchor.perturb.source.project import project_info
 from repoanchor.perturb.results import Outcome, Skipped
+from repoanchor.perturb.source.files import FileSkip, copy_source_tree, python_files
+from repoanchor.perturb.source.project import project_info
 from repoanchor.perturb.transforms import get_transform, get_transform_class, scope_of
 from repoanchor.perturb.treectx import TreeContext
 from repoanchor.perturb.validation.crosscheck import check_other_interpreters

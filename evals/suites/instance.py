@@ -41,8 +41,8 @@ from repoanchor.evals.suites.validate import (
     validate_task,
 )
 from repoanchor.perturb.atomic import write_atomic
-from repoanchor.perturb.source.files import source_files
 from repoanchor.perturb.metadata import variant_metadata
+from repoanchor.perturb.source.files import source_files
 from repoanchor.perturb.tree import ApplyConfig
 from repoanchor.perturb.validation.validate import changed_files
 from repoanchor.perturb.variant_git import IntegrityError, carry_version_tag, init_single_commit

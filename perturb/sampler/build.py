@@ -16,7 +16,6 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
 from pathlib import Path
 
-from repoanchor.perturb.source.files import source_files
 from repoanchor.perturb.metadata import tool_version, variant_metadata, write_metadata
 from repoanchor.perturb.sampler.keywords import KeywordConfig, extract_keywords
 from repoanchor.perturb.sampler.sampler import (
@@ -27,6 +26,7 @@ from repoanchor.perturb.sampler.sampler import (
     draw_plan,
     prepare,
 )
+from repoanchor.perturb.source.files import source_files
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from repoanchor.perturb.variant_git import CommitIdentity, init_single_commit
 

@@ -20,9 +20,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from repoanchor.perturb.sampler.keywords import Keywords
 from repoanchor.perturb.source.build_files import not_project_code
 from repoanchor.perturb.source.files import TEST_PATTERNS, is_test_file, python_files
-from repoanchor.perturb.sampler.keywords import Keywords
 from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
 
 KEYWORD_POOLS = {"dead-method": "methods", "dead-string-assign": "string_literals"}

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.mirage.vocabulary import GIVEAWAYS, project_vocabulary, words_of_identifier
+from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from tests.support.pypi import fetch_sdist
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.results import Applied, Failed
+from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from repoanchor.perturb.validation.validate import validate
 from tests.support.projects import EXPECTED_TESTS, PROJECTS, project_baseline

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.source.files import TEST_PATTERNS
 from repoanchor.perturb.sampler.build import sample
 from repoanchor.perturb.sampler.sampler import SamplerConfig
+from repoanchor.perturb.source.files import TEST_PATTERNS
 from repoanchor.perturb.transforms import SPT_IDS
 from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 from tests.support.toy_project import write_toy_project
