@@ -53,6 +53,10 @@ class ApplyConfig:
     environment is 3.9, and proxies need 3.7)."""
     test_patterns: tuple[str, ...] | None = None
     """Globs of test files (never transformed unless include_tests); None = files.TEST_PATTERNS."""
+    vocabulary_from: Path | None = None
+    """The tree whose identifiers give generated module names; None = the tree being perturbed. A gold pair
+    (V from the original, V' from the original with the gold patch) takes both from the original, so the
+    patch's own identifiers can neither rename V''s generated files nor show up in their names."""
 
     def keywords_for(self, transform: str) -> list[str]:
         return self.transform_keywords.get(transform, self.keywords)
@@ -143,7 +147,7 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
             changed.append(result.path)
     report = TreeReport(outcomes, file_skips, changed, len(files), len(jobs), project)
     tree_passes = sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order)
-    vocabulary = project_vocabulary(src, files) if tree_passes else None  # from the source: no generated name
+    vocabulary = _vocabulary(src, files, config) if tree_passes else None
     for transform in tree_passes:
         selected = [f for f in files if f in selection[transform]]
         _apply_tree_transform(out, selected, transform, config, report, vocabulary)
@@ -156,6 +160,15 @@ TREE_ORDER = {"constant-externalization": 0, "proxy-imports": 1, "runtime-target
 """Tree transforms run in this order whatever order they were asked in: masking wraps a module
 that already carries the other perturbations (as RepoMirage does), and no transform ever sees a
 forwarder, proxy or resource that another generated (those are not in the source file list)."""
+
+
+def _vocabulary(src: Path, files: list[str], config: ApplyConfig) -> tuple[str, ...] | None:
+    """Words for generated names, read from a source tree (never the output: no generated name feeds back)."""
+    root = config.vocabulary_from.resolve() if config.vocabulary_from else src
+    if root != src:
+        options = {"include_tests": config.include_tests, "include_build": config.include_build}
+        files = python_files(root, test_patterns=config.test_patterns, **options)[0]
+    return project_vocabulary(root, files)
 
 
 def _tree_order(transform: str) -> int:

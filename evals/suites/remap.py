@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 from repoanchor.evals.harness import instance_env
@@ -59,8 +60,10 @@ def gold_tree(original: Path, row: dict, dest: Path) -> Path:
 def perturb_pair(
     original: Path, with_gold: Path, config: ApplyConfig, variant: Path, variant_gold: Path
 ) -> tuple[TreeReport, TreeReport]:
-    """V and V': the same config and seed on both trees (neither `.git` is copied by apply_tree)."""
-    reports = apply_tree(original, variant, config), apply_tree(with_gold, variant_gold, config)
+    """V and V': the same config and seed on both trees (neither `.git` is copied by apply_tree), and the
+    original's words for generated names on both (the gold patch's identifiers would rename V''s files)."""
+    gold_config = replace(config, vocabulary_from=original)
+    reports = apply_tree(original, variant, config), apply_tree(with_gold, variant_gold, gold_config)
     unchanged = nothing_rewritten(reports[0].outcomes)
     if unchanged:  # a copy of the original must never pass for a perturbed task
         raise Rejected("perturb", unchanged)

@@ -5,7 +5,9 @@ name reveals its role, and the same seed gives the same names."""
 from __future__ import annotations
 
 import keyword
+import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,27 @@ def test_generated_names_use_only_the_projects_words(tmp_path: Path) -> None:
         assert not keyword.iskeyword(stem), rel
         assert stem.lower() not in existing, rel
     assert generated == _generated_modules(tree, 3, tmp_path / "b")
+
+
+@pytest.mark.slow
+def test_a_gold_patch_cannot_rename_the_generated_modules(tmp_path: Path) -> None:
+    """V' (the original with the gold patch, perturbed with V's seed) takes its words from the original: a
+    patch that adds identifiers would otherwise shift every draw (its words sort first here) and rename V''s
+    proxies, so the remapped patch would touch files the gold patch never did, and could leak the fix's words."""
+    original = fetch_sdist("toolz", "1.0.0")
+    with_gold = tmp_path / "with-gold"
+    shutil.copytree(original, with_gold)
+    with (with_gold / "toolz" / "itertoolz.py").open("a") as module:
+        module.write("\n\ndef aardvark_abacus(aardwolf_abbey):\n    return aardwolf_abbey\n")
+    config = ApplyConfig(MIRAGE, fraction=1.0, file_fraction=0.6, seed=3, check_interpreters=False, workers=1)
+    names = {
+        label: sorted(set(apply_tree(tree, tmp_path / label, cfg).changed_files) - {"toolz/itertoolz.py"})
+        for label, tree, cfg in [
+            ("v", original, config),
+            ("v-gold-own-words", with_gold, config),
+            ("v-gold", with_gold, replace(config, vocabulary_from=original)),
+        ]
+    }
+    assert names["v-gold"] == names["v"]
+    assert names["v-gold-own-words"] != names["v"]  # what the option prevents
+    assert any("aardvark" in rel or "aardwolf" in rel for rel in names["v-gold-own-words"])
