@@ -41,8 +41,8 @@ class TreeContext:
     taken: set[str] = field(default_factory=set)
     """Identifiers and module names already used anywhere in the tree; fresh names avoid them."""
     vocabulary: tuple[str, ...] | None = None
-    """Words of the project's own identifiers for generated module names (mirage/vocabulary.py); None:
-    the transforms' generic vocabularies."""
+    """Words of the project's own identifiers for every generated name (modules, forwarder locals, the
+    constants' binding and resource files; mirage/vocabulary.py); None: the transforms' generic vocabularies."""
     outcomes: list[Outcome] = field(default_factory=list)
     resolution: list[dict[str, str]] = field(default_factory=list)
     """path_resolution_map entries: {kind, visible_path, runtime_path, ...}."""

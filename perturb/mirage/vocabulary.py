@@ -6,7 +6,9 @@ not. Words come from the identifiers (NAME tokens, never comments or strings) of
 source files, split at underscores and case changes. Words that would reveal a file's role
 (``proxy``, ``decoy``, ``hidden``, ``real``, ``impl``...) are left out, even when the project uses
 them. A project too small to give `MIN_WORDS` words gets None, and callers keep their generic
-vocabularies: a handful of words would make two seeds draw the same names.
+vocabularies: a handful of words would make two seeds draw the same names. Where a name should still
+say what it holds (a forwarder's ``loader``, a dict of ``defaults``), `fitting` prefers the project's
+words among those that say so.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ import io
 import keyword
 import re
 import tokenize
+from collections.abc import Iterable
 from pathlib import Path
 
 MIN_WORDS = 40
+MIN_FITTING = 3
+"""Fewer fitting words than this, and every name would end in the same word: a marker across seeds."""
 MAX_FILES = 400
 """Files read, evenly spread over the sorted list: enough words from any large project, in bounded time."""
 GIVEAWAYS = frozenset(
@@ -44,6 +49,13 @@ def project_vocabulary(root: Path, files: list[str]) -> tuple[str, ...] | None:
             words.update(w for w in words_of_identifier(name) if 3 <= len(w) <= 12)
     usable = sorted(w for w in words - GIVEAWAYS if not keyword.iskeyword(w))
     return tuple(usable) if len(usable) >= MIN_WORDS else None
+
+
+def fitting(vocabulary: tuple[str, ...], wanted: Iterable[str]) -> tuple[str, ...]:
+    """The project's words among `wanted` (``path``, ``source``...), or all its words if it has too few of them."""
+    known = set(vocabulary)
+    chosen = tuple(sorted({word for word in wanted if word in known}))
+    return chosen if len(chosen) >= MIN_FITTING else vocabulary
 
 
 def _identifiers(path: Path) -> set[str]:

@@ -1,18 +1,20 @@
-"""Names of the modules RepoMirage perturbations create (proxies, hidden modules, decoys) are made of the
-project's own words: on toolz every word of every generated module name occurs in toolz's identifiers, no
-name reveals its role, and the same seed gives the same names."""
+"""Names RepoMirage perturbations create (proxies, hidden modules, decoys, the masking forwarder's locals,
+constant-externalization's bindings and JSON files) are made of the project's own words: on toolz every
+word of every generated name occurs in toolz's identifiers, no name reveals its role, and the same seed
+gives the same names."""
 
 from __future__ import annotations
 
+import ast
 import keyword
 import shutil
 import sys
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
-from repoanchor.perturb.mirage.vocabulary import GIVEAWAYS, project_vocabulary, words_of_identifier
+from repoanchor.perturb.mirage.vocabulary import GIVEAWAYS, fitting, project_vocabulary, words_of_identifier
 from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from tests.support.pypi import fetch_sdist
@@ -28,6 +30,12 @@ def test_words_split_from_snake_and_camel_case() -> None:
 def test_a_tiny_project_keeps_the_generic_vocabulary(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("def merge(a, b):\n    return a\n")
     assert project_vocabulary(tmp_path, ["m.py"]) is None
+
+
+def test_fitting_words_are_the_projects_own_when_it_has_enough() -> None:
+    vocabulary = ("curry", "file", "merge", "path", "source", "sorted")
+    assert fitting(vocabulary, ("path", "source", "file", "location")) == ("file", "path", "source")
+    assert fitting(vocabulary, ("path", "location", "origin")) == vocabulary  # one fitting word: every name alike
 
 
 def _generated_modules(tree: Path, seed: int, out: Path) -> list[str]:
@@ -77,3 +85,55 @@ def test_a_gold_patch_cannot_rename_the_generated_modules(tmp_path: Path) -> Non
     assert names["v-gold"] == names["v"]
     assert names["v-gold-own-words"] != names["v"]  # what the option prevents
     assert any("aardvark" in rel or "aardwolf" in rel for rel in names["v-gold-own-words"])
+
+
+def _bound_names(source: str) -> set[str]:
+    """Every name the forwarder binds: its helper, the helper's parameters and locals."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef):
+            found |= {node.name, *(arg.arg for arg in node.args.args)}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+    return found
+
+
+def _mirage_names(tree: Path, seed: int, out: Path) -> dict[str, set[tuple[str, str]]]:
+    """(name, the module or folder it belongs to) for each binding, JSON file stem and forwarder local."""
+    transforms = ["constant-externalization", "runtime-target-masking"]
+    config = ApplyConfig(transforms, fraction=1.0, file_fraction=0.6, seed=seed, check_interpreters=False, workers=1)
+    report = apply_tree(tree, out, config)
+    entries = report.resolution
+    wrapped = [e["visible_path"] for e in entries if e["kind"] == "wrapper_module"]
+    return {
+        "binding": {(e["binding"], e["visible_path"]) for e in entries if e["kind"] == "json_value"},
+        "resource": {(PurePosixPath(e["runtime_path"]).stem, e["runtime_path"]) for e in entries if "binding" in e},
+        "local": {(name, rel) for rel in wrapped for name in _bound_names((out / rel).read_text(encoding="utf-8"))},
+    }
+
+
+@pytest.mark.slow
+def test_bindings_resources_and_forwarder_locals_use_only_the_projects_words(tmp_path: Path) -> None:
+    """The module's or folder's own name may lead a binding or file stem (``_curry_...``); every other word
+    is one of toolz's, none says what the name is for, and no file stem is a taken one or a stdlib module."""
+    tree = fetch_sdist("toolz", "1.0.0")
+    vocabulary = set(project_vocabulary(tree, python_files(tree)[0]) or ())
+    names = _mirage_names(tree, 3, tmp_path / "a")
+    existing = {p.name.split(".")[0].lower() for p in tree.rglob("*")}
+    assert len(names["binding"]) >= 4
+    assert len(names["resource"]) >= 3
+    assert len(names["local"]) >= 35
+    for kind, pairs in names.items():
+        for name, rel in pairs:
+            words = set(words_of_identifier(name))
+            own = {w for part in PurePosixPath(rel).with_suffix("").parts for w in words_of_identifier(part)}
+            assert words, (kind, name)
+            assert words <= vocabulary | own, (kind, name, words - vocabulary - own)
+            assert not words & GIVEAWAYS, (kind, name)
+    for stem, _ in names["resource"]:
+        assert stem.lstrip("_").lower() not in existing, stem
+        assert stem not in sys.stdlib_module_names, stem
+    for binding, rel in names["binding"]:
+        assert binding not in (tree / rel).read_text(encoding="utf-8"), binding  # no name the module had
+    assert names == _mirage_names(tree, 3, tmp_path / "b")
+    assert names["local"] != _mirage_names(tree, 4, tmp_path / "c")["local"]

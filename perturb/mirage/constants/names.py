@@ -3,16 +3,20 @@
 Keys are built from the literal's context (`constants_context`) plus a suffix drawn from the
 seed, so ``timeout`` may become ``timeout``, ``timeout_default`` or ``default_timeout``; no
 fixed prefix or counter marks them. A key never collides with another key of the same file.
-The dict binding and the file stem are drawn from small config-like vocabularies combined
-with words of the module or folder, and never collide with anything in the tree.
+The dict binding and the file stem combine words of the module or folder with the project's own words
+(mirage/vocabulary.py; a role-revealing word never) or, for a project with too few, small config-like
+vocabularies; they never collide with anything in the tree.
 """
 
 from __future__ import annotations
 
 import random
 import re
+import sys
 
 from repoanchor.perturb.mirage.constants.context import string_words, words_of
+from repoanchor.perturb.mirage.vocabulary import GIVEAWAYS, fitting
+from repoanchor.perturb.naming import is_safe_identifier
 
 ROLE_SUFFIXES = {
     "keyword": ("", "", "default", "value", "setting"),
@@ -166,32 +170,52 @@ def fresh_key(rng: random.Random, value: object, words: list[str], role: str, sc
     raise RuntimeError("could not draw a fresh JSON key")
 
 
-def binding_name(rng: random.Random, taken: set[str], owner: str) -> str:
-    """The one module-level name the loader binds: private, config-like, free in `taken`."""
+def binding_name(rng: random.Random, taken: set[str], owner: str, vocabulary: tuple[str, ...] | None = None) -> str:
+    """The one module-level name the loader binds: private, free in `taken`; config-like, or made of the
+    project's `vocabulary` (mirage/vocabulary.py) where it has one."""
     owner_words = [w for w in words_of(owner) if w.isalpha()][:1]
+    adjectives, nouns = _words(vocabulary)
     for _ in range(500):
-        name = "_" + "_".join([*_lead(rng, owner_words), rng.choice(BINDING_NOUNS)])
+        parts = [*_lead(rng, owner_words, adjectives), rng.choice(nouns)]
+        name = "_" + "_".join(parts)
         name = name.upper() if rng.random() < 0.5 else name
-        if name not in taken:
+        if _fits(parts, vocabulary) and name not in taken and is_safe_identifier(name):
             taken.add(name)
             return name
     raise RuntimeError("could not draw a fresh binding name")
 
 
-def resource_stem(rng: random.Random, taken: set[str], folder: str) -> str:
-    """A JSON file stem for a folder: ``_core_settings``, ``click_presets``; never a taken stem."""
+def resource_stem(rng: random.Random, taken: set[str], folder: str, vocabulary: tuple[str, ...] | None = None) -> str:
+    """A JSON file stem for a folder: ``_core_settings``, ``click_presets`` (``_curry_merge_sorted`` from the
+    project's `vocabulary`); never a taken stem, case-insensitively, a standard-library module or a keyword."""
     folder_words = [w for w in words_of(folder) if w.isalpha()][:1]
+    adjectives, nouns = _words(vocabulary)
+    folded = {name.lower() for name in taken}
     for _ in range(500):
-        stem = ("_" if rng.random() < 0.4 else "") + "_".join([*_lead(rng, folder_words), rng.choice(BINDING_NOUNS)])
-        if stem not in taken and stem.lstrip("_") not in taken:
-            taken.add(stem)
-            return stem
+        prefix = "_" if rng.random() < 0.4 else ""
+        parts = [*_lead(rng, folder_words, adjectives), rng.choice(nouns)]
+        stem = prefix + "_".join(parts)
+        if _fits(parts, vocabulary) and stem.lower() not in folded and stem.lstrip("_").lower() not in folded:
+            if stem not in sys.stdlib_module_names and stem not in sys.builtin_module_names:
+                taken.add(stem)
+                return stem
     raise RuntimeError("could not draw a fresh resource name")
 
 
-def _lead(rng: random.Random, owner_words: list[str]) -> list[str]:
+def _words(vocabulary: tuple[str, ...] | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Adjectives and nouns: the project's words (nouns among those that say 'settings' where it has enough)."""
+    return (vocabulary, fitting(vocabulary, BINDING_NOUNS)) if vocabulary else (BINDING_ADJECTIVES, BINDING_NOUNS)
+
+
+def _fits(parts: list[str], vocabulary: tuple[str, ...] | None) -> bool:
+    """No word twice (``_merge_merge_sorted`` reads as a slip) and none revealing the role; the generic
+    lists hold no such words, so their names stay as they were."""
+    return not vocabulary or (len(set(parts)) == len(parts) and not set(parts) & GIVEAWAYS)
+
+
+def _lead(rng: random.Random, owner_words: list[str], adjectives: tuple[str, ...]) -> list[str]:
     """Words before the noun: an adjective, then sometimes the owner's name (``_core_parser_spec``).
 
     Always an adjective: with the owner's name alone, two seeds would often pick the same name."""
-    adjective = rng.choice(BINDING_ADJECTIVES)
+    adjective = rng.choice(adjectives)
     return [adjective, *owner_words] if owner_words and rng.random() < 0.5 else [adjective]

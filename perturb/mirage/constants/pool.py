@@ -36,7 +36,7 @@ class ResourcePool:
         slot = random.Random(f"{self.base}|slot|{rel}").randrange(self.sizes[folder])
         if (folder, slot) not in self.names:
             label = PurePosixPath(folder).name or PurePosixPath(rel).stem
-            self.names[(folder, slot)] = resource_stem(rng, self.ctx.taken, label) + ".json"
+            self.names[(folder, slot)] = resource_stem(rng, self.ctx.taken, label, self.ctx.vocabulary) + ".json"
         name = self.names[(folder, slot)]
         return name if folder == "." else f"{folder}/{name}"
 

@@ -87,7 +87,7 @@ class ConstantExternalization(ModuleByModule):
             return
         groups = _choose(list(scan.groups.values()), ctx.fraction, rng)
         owner = _owner(rel)
-        binding = binding_name(rng, identifiers_in(text) | ctx.taken, owner)
+        binding = binding_name(rng, identifiers_in(text) | ctx.taken, owner, ctx.vocabulary)
         ctx.taken.add(binding)
         resource = pool.resource_for(rel)
         with ctx.transaction(rel):

@@ -93,20 +93,23 @@ def {fn}({name}, {path}):
 """
 
 
-def forwarder_source(rng: random.Random, stem: str, hidden: str, avoid: set[str]) -> str:
+def forwarder_source(
+    rng: random.Random, stem: str, hidden: str, avoid: set[str], vocabulary: tuple[str, ...] | None = None
+) -> str:
     """Source of the forwarding ``<stem>.py`` that runs ``<hidden>.py`` (same folder) as the public module.
 
     `avoid` holds identifiers that the drawn names must not equal (the implementation's own,
-    so that no reader mistakes a forwarder name for one of the module's); drawn names join it.
+    so that no reader mistakes a forwarder name for one of the module's); drawn names join it. Their
+    words are the project's `vocabulary` (mirage/vocabulary.py) where it has one.
     """
     header = rng.choice(HEADERS)
     names = {
-        "fn": function_name(rng, avoid),
-        "name": local_name(rng, "name", avoid),
-        "path": local_name(rng, "path", avoid),
-        "loader": local_name(rng, "loader", avoid),
-        "spec": local_name(rng, "spec", avoid),
-        "ns": local_name(rng, "scope", avoid),
-        "shared": local_name(rng, "shared", avoid),
+        "fn": function_name(rng, avoid, vocabulary),
+        "name": local_name(rng, "name", avoid, vocabulary),
+        "path": local_name(rng, "path", avoid, vocabulary),
+        "loader": local_name(rng, "loader", avoid, vocabulary),
+        "spec": local_name(rng, "spec", avoid, vocabulary),
+        "ns": local_name(rng, "scope", avoid, vocabulary),
+        "shared": local_name(rng, "shared", avoid, vocabulary),
     }
     return TEMPLATE.format(header0=header[0], header1=header[1], stem=stem, hidden=hidden, **names)

@@ -9,7 +9,8 @@ means: not a file or folder stem anywhere in the tree (case-insensitively, for c
 file systems), not an identifier of the package's ``__init__`` or of the module itself
 (importing ``pkg._x`` would set attribute ``_x`` on the package), not a standard-library
 module, not a keyword, and never a name pytest collects (``test_*``, ``*_test``, ``conftest``).
-Words are the project's own where it has enough (mirage/vocabulary.py), these lists otherwise; a word
+Words, the forwarder's locals' too, are the project's own where it has enough (mirage/vocabulary.py),
+these lists otherwise; a word
 that says what the file is (``impl``, ``real``, ...: vocabulary.GIVEAWAYS) is never drawn from either.
 """
 
@@ -19,7 +20,7 @@ import keyword
 import random
 import sys
 
-from repoanchor.perturb.mirage.vocabulary import GIVEAWAYS
+from repoanchor.perturb.mirage.vocabulary import GIVEAWAYS, fitting
 from repoanchor.perturb.naming import is_safe_identifier
 
 QUALIFIERS = (
@@ -122,24 +123,39 @@ def usable_module(name: str, folded_taken: set[str]) -> bool:
     )
 
 
-def function_name(rng: random.Random, avoid: set[str]) -> str:
-    """A private helper name such as ``_attach_native_module``; added to `avoid`."""
+def function_name(rng: random.Random, avoid: set[str], vocabulary: tuple[str, ...] | None = None) -> str:
+    """A private helper name such as ``_attach_native_module``; added to `avoid`. With the project's
+    `vocabulary`, three of its words, verb and noun among its words that say so where it has enough."""
     nouns = NOUNS["name"] + NOUNS["scope"]
+    if vocabulary:
+        words = (fitting(vocabulary, VERBS), vocabulary, fitting(vocabulary, nouns))
+        return _draw(rng, avoid, lambda: _project_name(rng, words, "_"))
     return _draw(rng, avoid, lambda: f"_{rng.choice(VERBS)}_{rng.choice(QUALIFIERS)}_{rng.choice(nouns)}")
 
 
-def local_name(rng: random.Random, role: str, avoid: set[str]) -> str:
+def local_name(rng: random.Random, role: str, avoid: set[str], vocabulary: tuple[str, ...] | None = None) -> str:
     """A parameter or local name for `role` (a key of NOUNS) such as ``staged_native_spec``; added to `avoid`.
 
-    Two qualifiers, not one: a few hundred names per role would recur between seeds.
+    Two qualifiers, not one: a few hundred names per role would recur between seeds. With the project's
+    `vocabulary`, its words, the last one among those that say what the name holds where it has enough.
     """
+    if vocabulary:
+        words = (vocabulary, vocabulary, fitting(vocabulary, NOUNS[role]))
+        return _draw(rng, avoid, lambda: _project_name(rng, words, ""))
     return _draw(rng, avoid, lambda: "_".join([*rng.sample(QUALIFIERS, 2), rng.choice(NOUNS[role])]))
+
+
+def _project_name(rng: random.Random, choices: tuple[tuple[str, ...], ...], prefix: str) -> str:
+    """One word from each of `choices`; "" (never free) when a word repeats or reveals the role."""
+    parts = [rng.choice(words) for words in choices]
+    return "" if len(set(parts)) < len(parts) or set(parts) & GIVEAWAYS else prefix + "_".join(parts)
 
 
 def _draw(rng: random.Random, avoid: set[str], make) -> str:
     for attempt in range(1000):
-        name = make() + (f"{rng.randrange(2, 100)}" if attempt >= 500 else "")
-        if name not in avoid and is_safe_identifier(name):
+        drawn = make()
+        name = drawn + (f"{rng.randrange(2, 100)}" if attempt >= 500 and drawn else "")
+        if drawn and name not in avoid and is_safe_identifier(name):
             avoid.add(name)
             return name
     raise RuntimeError("could not draw a free identifier in 1000 attempts")

@@ -149,7 +149,7 @@ def _mask(ctx: TreeContext, module: str, rng: random.Random, count: int, sibling
     hidden = hidden_name(rng, stem, ctx.taken, avoid, ctx.vocabulary)
     decoy_names = [module_name(rng, stem, ctx.taken, avoid, ctx.vocabulary) for _ in decoys]
     drawn = avoid | ctx.taken
-    forwarder = forwarder_source(rng, stem, hidden, drawn)
+    forwarder = forwarder_source(rng, stem, hidden, drawn, ctx.vocabulary)
     ctx.taken.update(drawn - avoid)
 
     hidden_rel = (folder / f"{hidden}.py").as_posix()
