@@ -1,22 +1,22 @@
-"""Apply transformations to a whole source tree: copy, select files, transform in parallel, check.
+"""Apply transformations to a whole source tree: copy, transform, check.
 
-Only files that at least one transform selects are read and parsed. Each worker process runs
-the per-file engine in a large-stack thread. After writing, changed files are compiled under the
-oldest and newest supported interpreters installed here; a file that fails is restored from the
-source tree and its applied passes become `Failed`.
+The copy is transformed in two stages: the file-scope passes, each file on its own in worker
+processes (filepass.py: file selection, jobs), then the tree-scope RepoMirage transforms one after
+another in a fixed order (`TREE_ORDER`), each over the variant written so far with a `TreeContext`.
+After writing, changed files are compiled under the oldest and newest supported interpreters
+installed here; a file that fails is restored from the source tree and its applied passes become `Failed`.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from repoanchor.perturb.context import ProjectInfo
-from repoanchor.perturb.engine import FileResult, PassSpec, rng_for, run_with_big_stack, transform_source
+from repoanchor.perturb.engine import rng_for
+from repoanchor.perturb.filepass import run_file_passes, select_files
 from repoanchor.perturb.mirage.vocabulary import project_vocabulary
 from repoanchor.perturb.results import Outcome, Skipped
 from repoanchor.perturb.source.files import FileSkip, copy_source_tree, python_files
@@ -79,16 +79,6 @@ class TreeReport:
     """Files that fail a cross-interpreter check and could not be rolled back alone."""
 
 
-@dataclass(frozen=True)
-class _Job:
-    path: str
-    source: bytes
-    passes: list[PassSpec]
-    seed: int | str
-    fraction: float
-    project: ProjectInfo
-
-
 def apply_tree(
     src: Path, out: Path, config: ApplyConfig, progress: Callable[[int, int], None] | None = None
 ) -> TreeReport:
@@ -137,15 +127,10 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     project = project_info(src, files, index_classes="dead-method" in passes, python=config.python)
     file_passes = [t for t in passes if scope_of(t) == "file"]
     selection = {t: select_files(files, t, config) for t in passes}
-    jobs = [job for rel in files if (job := _job_for(src, rel, file_passes, selection, config, project))]
-    results = _run_jobs(jobs, config.workers, progress)
-    changed = []
-    for result in results:
-        outcomes.extend(result.outcomes)
-        if result.new_source is not None:
-            _write_inside(out, result.path, result.new_source)
-            changed.append(result.path)
-    report = TreeReport(outcomes, file_skips, changed, len(files), len(jobs), project)
+    results, parsed = run_file_passes(src, out, files, file_passes, selection, config, project, progress)
+    outcomes.extend(outcome for result in results for outcome in result.outcomes)
+    changed = [result.path for result in results if result.new_source is not None]
+    report = TreeReport(outcomes, file_skips, changed, len(files), parsed, project)
     tree_passes = sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order)
     vocabulary = _vocabulary(src, files, config) if tree_passes else None
     for transform in tree_passes:
@@ -216,65 +201,3 @@ def _usable_passes(config: ApplyConfig) -> tuple[list[str], list[Outcome]]:
         else:
             usable.append(transform)
     return usable, outcomes
-
-
-def select_files(files: list[str], transform: str, config: ApplyConfig) -> set[str]:
-    """Targets always; every other file with probability p_file; at most `max_files` in all."""
-    p_file = config.file_fractions.get(transform, config.file_fraction)
-    targets = [rel for rel in files if rel in config.targets]
-    others = [
-        rel
-        for rel in files
-        if rel not in config.targets and rng_for(config.seed, transform, rel, "file").random() < p_file
-    ]
-    cap = config.max_files.get(transform)
-    if cap is not None and len(targets) + len(others) > cap:
-        rng = rng_for(config.seed, transform, "<cap>")
-        others = sorted(rng.sample(others, max(0, cap - len(targets))))
-    return set(targets) | set(others)
-
-
-def _job_for(
-    src: Path, rel: str, passes: list[str], selection: dict[str, set[str]], config: ApplyConfig, project: ProjectInfo
-) -> _Job | None:
-    chosen = [
-        PassSpec(t, tuple(config.keywords_for(t)) if get_transform_class(t).keyword_bound else ())
-        for t in passes
-        if rel in selection[t]
-    ]
-    if not chosen:
-        return None
-    return _Job(rel, (src / rel).read_bytes(), chosen, config.seed, config.fraction, project)
-
-
-def _run_job(job: _Job) -> FileResult:
-    return run_with_big_stack(
-        transform_source, job.source, job.path, job.passes, seed=job.seed, fraction=job.fraction, project=job.project
-    )
-
-
-def _run_jobs(jobs: list[_Job], workers: int, progress) -> list[FileResult]:
-    workers = workers or os.cpu_count() or 1
-    results: list[FileResult] = []
-    if workers == 1 or len(jobs) < 4:
-        iterator = map(_run_job, jobs)
-        pool = None
-    else:
-        pool = ProcessPoolExecutor(max_workers=workers)
-        iterator = pool.map(_run_job, jobs, chunksize=max(1, min(16, len(jobs) // (workers * 8))))
-    try:
-        for result in iterator:
-            results.append(result)
-            if progress:
-                progress(len(results), len(jobs))
-    finally:
-        if pool:
-            pool.shutdown(cancel_futures=True)
-    return results
-
-
-def _write_inside(out: Path, rel: str, data: bytes) -> None:
-    target = out / rel
-    if target.is_symlink() or not target.resolve().is_relative_to(out):
-        raise RuntimeError(f"refusing to write {rel}: it resolves outside the output tree")
-    target.write_bytes(data)

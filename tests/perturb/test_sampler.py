@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from repoanchor.perturb.filepass import select_files
 from repoanchor.perturb.sampler.build import apply_config, sample
 from repoanchor.perturb.sampler.sampler import SamplerConfig, draw_plan, prepare, variant_id, variant_seed
 from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.transforms import SPT_IDS, TRANSFORMS
-from repoanchor.perturb.tree import select_files
 from tests.support.toy_project import TEST_LIKE, write_toy_project
 
 ISSUE = "Calling `total_0()` on an empty list fails; the label 'total of items' is wrong.\n"

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from repoanchor.perturb.filepass import select_files
 from repoanchor.perturb.sampler.build import apply_config
 from repoanchor.perturb.sampler.sampler import SamplerConfig, draw_plan, prepare
-from repoanchor.perturb.tree import apply_tree, select_files
+from repoanchor.perturb.tree import apply_tree
 from tests.support.trees import make_tree
 
 MODULE = "def work(x):\n    y = x + 1\n    z = y * 2\n    return z\n"
