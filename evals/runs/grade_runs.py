@@ -24,10 +24,11 @@ from repoanchor.evals.harness.container_run import choose_provider
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.grading import grade, run_tests
 from repoanchor.evals.harness.patch_guard import Policy, guard
-from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR
+from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, TASKS_FILE
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.run_matrix import GRADE, RESULT, UNITS, read_result, write_json_atomic
 from repoanchor.evals.runs.run_one import warn_once
+from repoanchor.evals.suites.export import safe_name
 
 SCRATCH = ".grading"
 
@@ -39,9 +40,14 @@ def unit_patch(folder: Path, result: dict) -> str:
 
 
 def ground_truth(unit: Unit) -> dict:
+    """`SUITE/ground_truth/<task id>.json` (suite_format), SUITE being the folder of tasks.jsonl that holds the
+    task's repository: keyed by the task, as the suite's other readers key it, wherever in the suite its row puts
+    the repository (`repos/<task>` as the builders write it, or a folder several tasks share)."""
     repo = Path(unit.task.repo)
-    suite = repo.parents[1]  # SUITE/repos/<task>
-    return json.loads((suite / GROUND_TRUTH_DIR / f"{repo.name}.json").read_text(encoding="utf-8"))
+    suite = next((folder for folder in repo.parents if (folder / TASKS_FILE).is_file()), None)
+    if suite is None:  # an ad-hoc task outside any suite
+        raise FileNotFoundError(f"{repo}: in no suite folder")
+    return json.loads((suite / GROUND_TRUTH_DIR / f"{safe_name(unit.instance_id)}.json").read_text(encoding="utf-8"))
 
 
 def grade_unit(

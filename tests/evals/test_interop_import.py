@@ -15,6 +15,7 @@ from repoanchor.evals.cli.main import app
 from repoanchor.evals.runs.grade_runs import grade_matrix
 from repoanchor.evals.runs.matrix import MatrixConfig, expand
 from repoanchor.scaffolds.trajectories.readers import read_trajectory
+from tests.support.bug_repo import FAIL_TO_PASS, ISSUE, grading_row, make_bug_repo, write_ground_truth
 from tests.support.foreign_runs import PATCH, openhands_row, write_swe_agent_run
 from tests.support.synthetic_matrix import write_suite
 
@@ -130,6 +131,33 @@ def test_with_a_suite_units_are_its_tasks_and_grading_uses_its_ground_truth(tmp_
     units = load_units([tmp_path / "out"]).units.set_index("instance_id")
     assert list(units["status"]) == ["done", "pending"]
     assert units.loc["o__p-1", "decoy_visits"] == 0
+
+
+def test_each_task_is_graded_by_its_own_ground_truth_wherever_its_repository_lies(tmp_path):
+    """Two tasks on one repository folder (`repos/calc`, not `repos/<task>`): each is graded against its own
+    `ground_truth/<task>.json`, the file the suite format names (the grader once derived the file from the
+    repository's path, `repos/ground_truth/calc.json`, found nothing and left both ungraded)."""
+    suite = tmp_path / "suite"
+    repo = make_bug_repo(suite / "repos")
+    rows = [
+        {"instance_id": task, "problem_statement": ISSUE, "base_commit": "HEAD", "repoanchor_suite": "original",
+         "repoanchor_repo": "repos/calc", "repoanchor_source_instance": task}
+        for task in ("calc-1", "calc-2")
+    ]  # fmt: skip
+    (suite / "tasks.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    write_ground_truth(suite, "calc-1", repo)
+    other_bug = ["test_calc.py::test_subtract"]  # a test of another bug: its test patch is not calc-1's
+    write_ground_truth(suite, "calc-2", repo, FAIL_TO_PASS=other_bug)
+    source = write_swe_agent_run(tmp_path / "run", ["calc-1", "calc-2"], patch=grading_row(repo, "x")["patch"])
+    assert invoke(source, "--out", tmp_path / "out", "--suite", suite).exit_code == 0
+    grades = {
+        g["instance_id"]: g for g in grade_matrix(MatrixConfig.load(tmp_path / "out" / "matrix.yaml"), provider="local")
+    }
+    assert {task: (g["graded"], g["resolved"]) for task, g in grades.items()} == {
+        "calc-1": (True, True), "calc-2": (True, False)
+    }  # fmt: skip
+    assert grades["calc-1"]["f2p"] == {"success": FAIL_TO_PASS, "failure": []}
+    assert grades["calc-2"]["f2p"] == {"success": [], "failure": other_bug}
 
 
 def test_without_a_suite_grading_says_ungraded_instead_of_failing(tmp_path):

@@ -39,14 +39,15 @@ def swe_agent_traj(instance: str, *, exit_status: str = "submitted", submission:
             "environment": "main"}  # fmt: skip
 
 
-def write_swe_agent_run(folder: Path, instances: list[str], *, flat: bool = False) -> Path:
-    """A 1.x run folder (per-instance folders, preds.json) or, `flat`, a 0.x one (all_preds.jsonl)."""
+def write_swe_agent_run(folder: Path, instances: list[str], *, flat: bool = False, patch: str = PATCH) -> Path:
+    """A 1.x run folder (per-instance folders, preds.json) or, `flat`, a 0.x one (all_preds.jsonl); every run
+    submits `patch`."""
     folder.mkdir(parents=True)
-    preds = {i: {"instance_id": i, "model_name_or_path": "gpt-4o", "model_patch": PATCH} for i in instances}
+    preds = {i: {"instance_id": i, "model_name_or_path": "gpt-4o", "model_patch": patch} for i in instances}
     for instance in instances:
         where = folder if flat else folder / instance
         where.mkdir(exist_ok=True)
-        (where / f"{instance}.traj").write_text(json.dumps(swe_agent_traj(instance)))
+        (where / f"{instance}.traj").write_text(json.dumps(swe_agent_traj(instance, submission=patch)))
     if flat:
         (folder / "all_preds.jsonl").write_text("".join(json.dumps(p) + "\n" for p in preds.values()))
     else:
