@@ -240,5 +240,9 @@ def _mini_summary(trajectory: Trajectory, info: dict[str, Any], messages: list[d
         trajectory.cost = sum(turn_costs)
     calls = stats.get("api_calls")
     trajectory.api_calls = calls if isinstance(calls, int) else len(trajectory.turns)
+    if model_config.get("cost_tracking") == "ignore_errors" and trajectory.cost == 0 and trajectory.api_calls:
+        # mini refuses a zero cost for a call unless told to ignore cost errors, and then records 0.0 for every
+        # call it could not price: no call of this run was priced, so its cost is unknown, not free (as ours).
+        trajectory.cost = None
     trajectory.input_tokens = total_or_none([turn.input_tokens for turn in trajectory.turns])
     trajectory.output_tokens = total_or_none([turn.output_tokens for turn in trajectory.turns])

@@ -93,6 +93,27 @@ def _write_json(path: Path, document: object) -> Path:
     return path
 
 
+@pytest.mark.parametrize(
+    ("tracking", "recorded", "cost"),
+    [("ignore_errors", 0.0, None), ("ignore_errors", 0.25, 0.25), ("default", 0.25, 0.25), (None, 0.0, 0.0)],
+)
+def test_a_run_mini_could_not_price_has_an_unknown_cost_not_a_free_one(tmp_path: Path, tracking, recorded, cost):
+    """With cost_tracking ignore_errors mini records 0.0 for a call it cannot price (e.g. a local server's model);
+    otherwise it refuses a zero cost. A run of calls that all cost 0.0 that way was not priced: cost unknown, as
+    our own runs of an unpriced model record it."""
+    model = {"model_name": "openai/local", **({"cost_tracking": tracking} if tracking else {})}
+    document = {
+        "trajectory_format": "mini-swe-agent-1.1",
+        "info": {"model_stats": {"instance_cost": recorded, "api_calls": 1}, "config": {"model": model}},
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "task"},
+            {"role": "assistant", "content": "look", "extra": {"cost": recorded}},
+        ],
+    }
+    assert read_trajectory(_write_json(tmp_path / "unpriced.traj.json", document)).cost == cost
+
+
 def test_text_mode_skips_responses_with_zero_or_several_blocks(tmp_path: Path):
     block = "```bash\n{}\n```"
     document = {
