@@ -30,8 +30,13 @@ class RayJobs:
     def put(self, data: Any) -> Any:
         return self._ray.put(data)
 
-    def run(self, fn: Callable, jobs: Sequence[tuple], on_death: Callable[[tuple, BaseException], Any]) -> list:
-        """`fn(*job)` for every job, results in job order."""
+    def run(
+        self, fn: Callable, jobs: Sequence[tuple], on_death: Callable[[tuple, BaseException], Any],
+        each: Callable[[tuple, Any], Any] | None = None,
+    ) -> list:  # fmt: skip
+        """`fn(*job)` for every job, results in job order. `each(job, result)`, if given, runs here as each result
+        arrives and its value is kept instead: what the driver received is handled (written) at once, not lost
+        with the driver if it is killed before the batch ends."""
         remote = self._ray.remote(num_cpus=1, max_retries=0)(fn)
         inflight = {remote.remote(*job): index for index, job in enumerate(jobs)}
         results: dict[int, Any] = {}
@@ -40,7 +45,7 @@ class RayJobs:
             ready, _ = self._ray.wait(list(inflight), num_returns=1)
             index = inflight.pop(ready[0])
             try:
-                results[index] = self._ray.get(ready[0])
+                result = self._ray.get(ready[0])
             except self._ray.exceptions.RayTaskError:
                 raise
             except self._ray.exceptions.RayError as exc:  # the worker or its node died under the job
@@ -49,6 +54,8 @@ class RayJobs:
                     results[index] = on_death(jobs[index], exc)
                 else:
                     inflight[remote.remote(*jobs[index])] = index
+                continue
+            results[index] = each(jobs[index], result) if each else result
         return [results[index] for index in range(len(jobs))]
 
     def close(self) -> None:
