@@ -26,6 +26,13 @@ def _json_option(text: str | None, option: str) -> dict | None:
     return data
 
 
+def _check_executor(executor: str, address: str | None, venv_cache: Path | None) -> None:
+    if address and executor != "ray":
+        raise ValueError("--address is for --executor ray")
+    if venv_cache and executor == "ray":  # a folder here; a node has its own
+        raise ValueError("--venv-cache is a folder on this machine: Ray nodes use their own venv caches")
+
+
 @app.command()
 def build(
     ctx: typer.Context,
@@ -100,6 +107,13 @@ def build(
         str | None,
         typer.Option(help="A named protocol (`repoanchor presets list`) or preset YAML; options given here win."),
     ] = None,
+    executor: Annotated[
+        Literal["local", "ray"],
+        typer.Option(help="local (--workers processes here) or ray (each instance a Ray task; no shared folders)."),
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray address (e.g. ray://head:10001 or auto); default: a local Ray instance.")
+    ] = None,
 ) -> None:
     """Build a suite: per instance, perturb the repository, remap the gold patch, validate by tests.
 
@@ -121,6 +135,7 @@ def build(
     from repoanchor.evals.suites.selection import SelectionError, select_load
 
     try:
+        _check_executor(executor, address, venv_cache)
         chosen = selection_from(instances, sample, stratify, seed if sample_seed is None else sample_seed,
                                 min_per_stratum)  # fmt: skip
         values = {"variants": variants, "other_rate": other_rate, "fraction": fraction, "transform": transform,
@@ -156,6 +171,9 @@ def build(
     if config is None:  # the original suite: the dataset's own tasks as one-commit repositories, nothing to validate
         from repoanchor.evals.suites.original import build_original_suite
 
+        if executor == "ray":  # no test runs: nothing worth sending to a cluster
+            typer.echo("note: --suite original is built here (it runs no tests); --executor ray is ignored", err=True)
+
         recorded = record(protocol) if protocol else None
         manifest = build_original_suite(dataset, out, repo_cache=repo_cache, selection=chosen, preset=recorded)
         typer.echo(json.dumps(manifest, indent=2))
@@ -164,7 +182,7 @@ def build(
     report = build_suite(
         dataset, config.kind, out, provider=provider, repo_cache=repo_cache, workers=workers,
         cache_dir=venv_cache, config=config, progress=progress, selection=chosen,
-        preset=record(protocol) if protocol else None,
+        preset=record(protocol) if protocol else None, executor=executor, address=address,
     )  # fmt: skip
     summary = {k: str(v) if isinstance(v, Path) else v for k, v in vars(report).items()}
     summary["rejections"] = rejection_summary(report.out)
@@ -216,10 +234,7 @@ def validate(
     from repoanchor.evals.suites.check import validate_suite
 
     try:
-        if address and executor != "ray":
-            raise ValueError("--address is for --executor ray")
-        if venv_cache and executor == "ray":  # a folder here; a node has its own
-            raise ValueError("--venv-cache is a folder on this machine: Ray nodes use their own venv caches")
+        _check_executor(executor, address, venv_cache)
         summary = validate_suite(
             suite, workers=workers, cache_dir=venv_cache, provider=provider, executor=executor, address=address
         )

@@ -7,6 +7,7 @@ atomically). A rerun skips finished instances and first removes whatever a kille
 unfinished one. `tasks.jsonl`, `rejected.jsonl` and the manifest are always assembled from the
 result files in dataset order, so a resumed build is byte-identical to an unbroken one. One
 instance's failure, even its worker dying, is a rejection with its reason; the batch goes on.
+`publish.py` holds one instance's steps; `build_ray.py` builds instances on Ray nodes and publishes them here.
 """
 
 from __future__ import annotations
@@ -16,24 +17,19 @@ import hashlib
 import json
 import shutil
 import time
-import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from repoanchor.evals.harness.datasets import load_dataset
-from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.suites.export import dumps, jsonl, manifest, rejection, remove_stale_temporaries, safe_name
-from repoanchor.evals.suites.instance import Work, prepare
-from repoanchor.evals.suites.kinds import BUILDERS, Kind, SuiteConfig
+from repoanchor.evals.suites.kinds import Kind, SuiteConfig
 from repoanchor.evals.suites.pool import run_parallel
-from repoanchor.evals.suites.remap import Rejected
+from repoanchor.evals.suites.publish import InstanceJob, died, result_path, run_instance
 from repoanchor.evals.suites.selection import Selection, select_load
 from repoanchor.perturb.atomic import write_atomic
 
-ENVIRONMENT_FIELDS = {"provider", "route", "image", "python_version", "skipped"}
-"""What a suite manifest records of each instance's environment (a venv path is this machine's alone)."""
 SEED_DERIVATION = (
     "instance: int(sha256('repoanchor.suite/1|<seed>|<kind>|<instance_id>')[:8]) >> 1; "
     "spt variant i: sampler.variant_seed(instance seed, i)"
@@ -50,17 +46,6 @@ class SuiteReport:
     skipped_done: int
     """Instances already finished by an earlier (interrupted) run."""
     seconds: float
-
-
-@dataclass(frozen=True)
-class InstanceJob:
-    row: dict
-    out: Path
-    config: SuiteConfig
-    provider: str
-    repo_cache: Path | None
-    cache_dir: Path | None
-    keep_work: bool = False
 
 
 def build_suite(
@@ -81,12 +66,17 @@ def build_suite(
     keep_work: bool = False,
     selection: Selection | None = None,
     preset: dict | None = None,
+    executor: str = "local",
+    address: str | None = None,
 ) -> SuiteReport:
     """Build (or finish building) the suite at `out`; `config` overrides the keyword settings. `selection`
-    chooses the instances; `preset` (a named protocol's settings) is recorded in the manifest as given."""
+    chooses the instances; `preset` (a named protocol's settings) is recorded in the manifest as given.
+    `executor` ray: each instance built on a node of the Ray cluster at `address` (see build_ray.py); the result
+    is the same as here, so a build begun with one executor may be finished with the other."""
     started = time.monotonic()
     if provider not in ("local", "image"):
         raise ValueError(f"unknown provider {provider!r}; expected 'local' or 'image'")
+    _check_executor(executor, cache_dir, keep_work)
     config = config or SuiteConfig(
         kind=kind, seed=seed, n_variants=n_variants, other_file_rate=other_file_rate, extend=extend_config
     )
@@ -102,12 +92,21 @@ def build_suite(
     cache = Path(repo_cache).resolve() if repo_cache else None
     template = InstanceJob({}, out, config, provider, cache, cache_dir, keep_work)
     with _build_lock(out):
-        done = _build_missing(loaded.rows, template, workers, progress)
+        done = _build_missing(loaded.rows, template, workers, progress, executor, address)
         tasks, rejected, timing, environments = _collect(out, loaded, config.kind, (config.extend or {}).get("assign"))
         timing["build_seconds"] = round(time.monotonic() - started, 3)
         manifest(out, header, tasks, rejected, timing, environments)
     seconds = time.monotonic() - started
     return SuiteReport(out, config.kind, len(loaded.rows), len(tasks), len(rejected), len(done), seconds)
+
+
+def _check_executor(executor: str, cache_dir: Path | None, keep_work: bool) -> None:
+    if executor not in ("local", "ray"):
+        raise ValueError(f"unknown executor {executor!r}; expected 'local' or 'ray'")
+    if executor == "ray" and cache_dir:  # a folder here; a node has its own
+        raise ValueError("--venv-cache is a folder on this machine: Ray nodes use their own venv caches")
+    if executor == "ray" and keep_work:
+        raise ValueError("keep_work keeps work folders here; on Ray an instance's scratch trees are its node's")
 
 
 @contextmanager
@@ -121,12 +120,19 @@ def _build_lock(out: Path) -> Iterator[None]:
         yield
 
 
-def _build_missing(rows: list[dict], template: InstanceJob, workers: int, progress: bool) -> set[str]:
-    """Build every instance without a result file; the ids that already had one."""
-    done = {row["instance_id"] for row in rows if _result_path(template.out, row["instance_id"]).is_file()}
+def _build_missing(
+    rows: list[dict], template: InstanceJob, workers: int, progress: bool, executor: str, address: str | None
+) -> set[str]:
+    """Build every instance without a result file, here or on Ray; the ids that already had one."""
+    done = {row["instance_id"] for row in rows if result_path(template.out, row["instance_id"]).is_file()}
     _remove_leftovers(template.out, done, template.keep_work)
     jobs = [replace(template, row=row) for row in rows if row["instance_id"] not in done]
-    run_parallel(run_instance, jobs, workers, _died, label=f"{template.config.kind} suite", show=progress)
+    if executor == "ray":
+        from repoanchor.evals.suites.build_ray import build_on_ray  # ray is imported only when asked for
+
+        build_on_ray(jobs, address)
+    else:
+        run_parallel(run_instance, jobs, workers, died, label=f"{template.config.kind} suite", show=progress)
     return done
 
 
@@ -177,84 +183,6 @@ def _check_resume(out: Path, header: dict) -> None:
         write_atomic(path, dumps(header))
 
 
-def _result_path(out: Path, instance_id: str) -> Path:
-    return out / ".build" / "results" / f"{safe_name(instance_id)}.json"
-
-
-def run_instance(job: InstanceJob) -> None:
-    """Build one instance's tasks and publish them; never raises for a problem of the instance."""
-    started = time.monotonic()
-    name = safe_name(job.row["instance_id"])
-    root = job.out / ".build" / "work" / name
-    _discard_partial(job.out, name, root)
-    work = Work(job.row, job.config.kind, root, job.out, job.config.timeout, keep=job.keep_work)
-    try:
-        prepare(work, job.provider, job.repo_cache, job.cache_dir)
-        BUILDERS[job.config.kind](work, job.config)
-    except Rejected as exc:
-        work.rejected.append(rejection(job.row, work.suite, exc.stage, exc.reason, **work.scrub(exc.detail)))
-    except Exception as exc:  # one instance's bug or broken input must not stop the batch
-        detail = {"traceback": work.scrub("".join(traceback.format_exception(exc)))}
-        work.rejected.append(rejection(job.row, work.suite, "error", f"{type(exc).__name__}: {exc}", **detail))
-    failpoint("suite.built", name)
-    _publish(job.out, name, work)
-    record = {"instance_id": job.row["instance_id"], "tasks": work.tasks, "rejected": work.scrub(work.rejected)}
-    if work.summary is not None:
-        record["summary"] = work.summary
-    if work.env is not None:  # where this instance's tasks were validated (an image may say which Python it had)
-        environment = work.env.model_dump(include=ENVIRONMENT_FIELDS, exclude_none=True)
-        record["environment"] = work.scrub({**environment, "python_version": work.python_version})
-    seconds = time.monotonic() - started
-    record |= {"seconds": seconds, "stages": work.clock.record(seconds)}
-    write_atomic(_result_path(job.out, job.row["instance_id"]), dumps(record))
-    failpoint("suite.result-written", name)
-    (job.out / ".build" / "moving" / f"{name}.json").unlink(missing_ok=True)
-    failpoint("suite.note-removed", name)
-    if not job.keep_work:
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def _publish(out: Path, name: str, work: Work) -> None:
-    """Move the accepted tasks' repos and ground truth into the suite, recording first what is about to move.
-
-    Only what a task row names moves: anything else staged (a crashed variant's tree) stays to be deleted."""
-    names = [safe_name(task["instance_id"]) for task in work.tasks]
-    staged = [rel for n in names for rel in (f"repos/{n}", f"ground_truth/{n}.json")]
-    write_atomic(out / ".build" / "moving" / f"{name}.json", dumps(staged))
-    for rel in staged:
-        target = out / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # Task names derive from this instance's id, so anything there is an earlier build of this very
-        # instance (its result file removed to redo it): replaced, never merged with, never a crash.
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        elif target.exists() or target.is_symlink():
-            target.unlink()
-        (work.export / rel).rename(target)
-        failpoint("suite.moved-one", name)
-
-
-def _discard_partial(out: Path, name: str, root: Path) -> None:
-    """What a killed run left of this instance: its work folder and anything it had begun to move."""
-    moving = out / ".build" / "moving" / f"{name}.json"
-    if moving.is_file():
-        for rel in json.loads(moving.read_text()):
-            target = out / rel
-            shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-        moving.unlink()
-    shutil.rmtree(root, ignore_errors=True)
-
-
-def _died(job: InstanceJob, exc: BaseException) -> None:
-    """The worker process itself died (memory, signal): the instance is recorded as rejected."""
-    reason = f"worker process died: {type(exc).__name__}: {exc}"
-    record = {"instance_id": job.row["instance_id"], "tasks": [], "seconds": 0.0}
-    record["rejected"] = [rejection(job.row, job.config.kind, "error", reason)]
-    name = safe_name(job.row["instance_id"])
-    _discard_partial(job.out, name, job.out / ".build" / "work" / name)
-    write_atomic(_result_path(job.out, job.row["instance_id"]), dumps(record))
-
-
 def rejection_summary(out: Path, shown: int = 3) -> dict:
     """Rejections of a built suite by stage, and the first few with their reasons (shortened)."""
     path = out / "rejected.jsonl"
@@ -275,7 +203,7 @@ def _collect(out: Path, loaded, kind: str, assign: dict | None = None) -> tuple[
     other tasks are removed."""
     tasks, rejected, seconds, stages, summaries, environments = [], [], {}, {}, [], {}
     for row in loaded.rows:
-        result = json.loads(_result_path(out, row["instance_id"]).read_text())
+        result = json.loads(result_path(out, row["instance_id"]).read_text())
         tasks += result["tasks"]
         rejected += result["rejected"]
         seconds[row["instance_id"]] = round(result["seconds"], 3)

@@ -1,10 +1,12 @@
-"""`grade` and `suite validate` with `--executor ray`, on a two-node Ray cluster of this machine: the same grades
-(byte-identical grade.json files) and the same validation summary as here; each node works in temporary folders
-of its own from what it was sent (the repository as a bundle, the ground truth), never the driver's folders.
-And a matrix unit that cannot be sent (its repository is gone) is recorded with the reason, not lost."""
+"""`grade`, `suite validate` and `suite build` with `--executor ray`, on a two-node Ray cluster of this machine: the
+same grades (byte-identical grade.json files), the same validation summary and the same suite as here; each node
+works in temporary folders of its own from what it was sent (repositories as bundles, the ground truth, a dataset
+row), never the driver's folders. And a matrix unit that cannot be sent (its repository is gone) is recorded with
+the reason, not lost."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -14,9 +16,11 @@ from repoanchor.evals.demo.fixture_project import materialize_fixture
 from repoanchor.evals.runs.grade_runs import GRADE, grade_matrix
 from repoanchor.evals.runs.matrix import MatrixConfig
 from repoanchor.evals.runs.run_matrix import run_matrix
+from repoanchor.evals.suites.build import build_suite
 from repoanchor.evals.suites.check import validate_suite
 from repoanchor.evals.suites.original import build_original_suite
 from tests.evals.test_grade_runs import ran_matrix
+from tests.evals.test_suite_resume import TABLES, assert_same_suite
 from tests.support.matrix_suite import make_suite, result_files, write_config
 from tests.support.ray_cluster import local_cluster
 
@@ -80,3 +84,67 @@ def test_a_unit_whose_repository_cannot_be_sent_is_recorded_as_crashed_with_the_
     (record,) = result_files(config.out).values()
     assert "could not send" in record["error"]
     assert "environment_setup: git rev-parse" in record["error"]  # git's own words name the missing folder
+
+
+def test_a_suite_built_on_the_cluster_is_the_one_built_here_and_resumes_a_killed_build(cluster, tmp_path: Path):
+    """The perturb suite of two fixture instances (one per node) built here, then a copy of it, as a build killed
+    while publishing leaves it, finished on the cluster: both instances are built there again (no result file),
+    over ledger-1's stale published tasks and ledger-3's half-moved ones. assert_same_suite compares every table,
+    the manifest without its timing (instance seconds and stages: clock readings, the only fields left out), each
+    ground-truth file's bytes and each repository's tree and HEAD commit."""
+    fixture = tmp_path / "fixture"
+    _, full = materialize_fixture(fixture)
+    dataset = tmp_path / "two.jsonl"
+    dataset.write_text("".join(line + "\n" for line in full.read_text().splitlines() if "ledger-2" not in line))
+    here, there = tmp_path / "here", tmp_path / "there"
+    build_suite(dataset, "perturb", here, repo_cache=fixture, workers=2, progress=False)
+    shutil.copytree(here, there, symlinks=True)
+    for name in [*TABLES, "manifest.json"]:  # written at a build's end: a killed build has none
+        (there / name).unlink()
+    for result in (there / ".build" / "results").iterdir():
+        result.unlink()
+    shutil.rmtree(there / "repos" / "fixture__ledger-1")  # an earlier build's tasks, not today's: replaced
+    shutil.copytree(there / "repos" / "fixture__ledger-3", there / "repos" / "fixture__ledger-1", symlinks=True)
+    shutil.rmtree(there / "repos" / "fixture__ledger-3")  # its ground truth moved, its repository not yet
+    note = ["repos/fixture__ledger-3", "ground_truth/fixture__ledger-3.json"]
+    (there / ".build" / "moving" / "fixture__ledger-3.json").write_text(json.dumps(note))
+    report = build_suite(dataset, "perturb", there, repo_cache=fixture, executor="ray", address=cluster.address)
+    assert (report.tasks, report.rejected, report.skipped_done) == (2, 0, 0)
+    assert_same_suite(here, there)
+
+
+@pytest.mark.parametrize("command", ["build", "validate"])
+def test_ray_refuses_a_venv_cache_folder_of_this_machine(command, tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from repoanchor.evals.cli.suite import app
+
+    args = [command, str(tmp_path), "--executor", "ray", "--venv-cache", str(tmp_path / "venvs")]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert "Ray nodes use their own venv caches" in result.output
+    assert not (tmp_path / "venvs").exists()
+
+
+def test_a_source_bundle_holds_the_base_commits_and_the_tags_describe_finds(tmp_path: Path):
+    from repoanchor.evals.harness.instance_env import checkout
+    from repoanchor.scaffolds.environments.bundle import bundle_sources, unpack_sources
+    from repoanchor.scaffolds.environments.local import git
+
+    source, commits = tmp_path / "source", []
+    git(tmp_path, "init", "--quiet", str(source))
+    for number in range(4):
+        (source / "f.txt").write_text(f"{number}\n")
+        git(source, "add", "f.txt")
+        git(source, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", f"c{number}")
+        commits.append(git(source, "rev-parse", "HEAD").strip())
+    git(source, "-c", "user.name=t", "-c", "user.email=t@t", "tag", "-a", "v1.0", "-m", "one", commits[0])
+    git(source, "tag", "v3.0", commits[3])  # after every base: not sent
+    data, sent = bundle_sources(source, [commits[1], commits[2][:12], "HEAD"])
+    assert sent == {commits[1]: commits[1], commits[2][:12]: commits[2]}  # HEAD is no commit id: left out
+    copy = unpack_sources(data, tmp_path / "node" / "owner__name")
+    assert git(copy, "tag").split() == ["v1.0"]
+    assert git(copy, "cat-file", "-t", "v1.0").strip() == "tag"  # still annotated
+    for base in (commits[1], commits[2][:12]):
+        clone = checkout(copy, base, tmp_path / f"clone-{base}")
+        assert git(clone, "describe", "--tags").strip() == git(source, "describe", "--tags", base).strip()
