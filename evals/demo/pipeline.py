@@ -22,7 +22,7 @@ from pathlib import Path
 from rich.console import Console
 
 from repoanchor.evals.demo.oracle import ORACLE_MODEL, OraclePolicy, Truth, patched_files
-from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, read_suite_tasks
+from repoanchor.evals.harness.suite_format import ground_truth_file, read_suite_tasks
 
 ORACLE_NOTE = "MODEL: ORACLE POLICY (scripted; applies the ground-truth patch; not a language model)."
 SUITES = ("original", "perturb", "spt", "extend")
@@ -80,7 +80,7 @@ def oracle_truths(suites: list[Path]) -> dict[str, list[Truth]]:
     for suite in suites:
         for row in read_suite_tasks(suite):
             repo = suite / row.repoanchor_repo
-            truth = json.loads((suite / GROUND_TRUTH_DIR / f"{repo.name}.json").read_text(encoding="utf-8"))
+            truth = json.loads(ground_truth_file(suite, row.instance_id).read_text(encoding="utf-8"))
             patch = extend_patch(repo, truth["extend"]) if truth.get("extend") else truth["row"]["patch"]
             truth = Truth(patch=patch, files=patched_files(patch), issue=row.problem_statement)
             truths.setdefault(tree_id(repo), []).append(truth)

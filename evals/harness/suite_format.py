@@ -14,6 +14,7 @@ from `ground_truth/`. `repoanchor_repo` is the task's repository path relative t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -24,6 +25,18 @@ TASKS_FILE = "tasks.jsonl"
 MANIFEST_FILE = "manifest.json"
 GROUND_TRUTH_DIR = "ground_truth"
 HIDDEN_FIELDS = ("patch", "test_patch", "repoanchor_gold_patch", "repoanchor_ground_truth")
+
+
+def safe_name(task_id: str) -> str:
+    """A task id usable as one folder name: never `.` or `..`, never read as a command option (`-x`)."""
+    name = re.sub(r"[^\w.-]", "_", task_id)
+    return f"_{name}" if name in (".", "..") or name.startswith("-") else name
+
+
+def ground_truth_file(suite: Path, task_id: str) -> Path:
+    """Where a task's ground truth lives: keyed by the task id (as every reader must key it), never by the
+    folder its repository happens to be in."""
+    return suite / GROUND_TRUTH_DIR / f"{safe_name(task_id)}.json"
 
 
 class SuiteTask(BaseModel):

@@ -19,8 +19,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, read_suite_tasks
-from repoanchor.evals.suites.export import jsonl, safe_name
+from repoanchor.evals.harness.suite_format import ground_truth_file, read_suite_tasks
+from repoanchor.evals.suites.export import jsonl
 from repoanchor.perturb.atomic import write_atomic
 
 IMAGE_FIELD = "image_name"
@@ -31,7 +31,7 @@ def suite_rows(suite: Path, images: dict[str, str]) -> tuple[list[dict], Counter
     """The dataset rows of `suite` and, counted by reason, the tasks left out (each reason names the file)."""
     rows, left_out = [], Counter()
     for task in read_suite_tasks(suite):
-        truth_file = suite / GROUND_TRUTH_DIR / f"{safe_name(task.instance_id)}.json"
+        truth_file = ground_truth_file(suite, task.instance_id)
         try:
             truth = json.loads(truth_file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:

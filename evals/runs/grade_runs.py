@@ -24,11 +24,10 @@ from repoanchor.evals.harness.container_run import choose_provider
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.grading import grade, run_tests
 from repoanchor.evals.harness.patch_guard import Policy, guard
-from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, TASKS_FILE
+from repoanchor.evals.harness.suite_format import TASKS_FILE, ground_truth_file
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.run_matrix import GRADE, RESULT, UNITS, read_result, write_json_atomic
 from repoanchor.evals.runs.run_one import warn_once
-from repoanchor.evals.suites.export import safe_name
 
 SCRATCH = ".grading"
 
@@ -47,7 +46,7 @@ def ground_truth(unit: Unit) -> dict:
     suite = next((folder for folder in repo.parents if (folder / TASKS_FILE).is_file()), None)
     if suite is None:  # an ad-hoc task outside any suite
         raise FileNotFoundError(f"{repo}: in no suite folder")
-    return json.loads((suite / GROUND_TRUTH_DIR / f"{safe_name(unit.instance_id)}.json").read_text(encoding="utf-8"))
+    return json.loads(ground_truth_file(suite, unit.instance_id).read_text(encoding="utf-8"))
 
 
 def grade_unit(

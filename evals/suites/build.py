@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from repoanchor.evals.harness.datasets import load_dataset
-from repoanchor.evals.suites.export import dumps, jsonl, manifest, rejection, remove_stale_temporaries, safe_name
+from repoanchor.evals.harness.suite_format import safe_name
+from repoanchor.evals.suites.export import dumps, jsonl, manifest, rejection, remove_stale_temporaries
 from repoanchor.evals.suites.kinds import Kind, SuiteConfig
 from repoanchor.evals.suites.pool import run_parallel
 from repoanchor.evals.suites.publish import InstanceJob, died, result_path, run_instance

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.instance_env import source_repo
-from repoanchor.evals.suites.export import safe_name
+from repoanchor.evals.harness.suite_format import safe_name
 from repoanchor.evals.suites.pool_ray import RayJobs
 from repoanchor.evals.suites.publish import (
     InstanceJob,

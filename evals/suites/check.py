@@ -17,9 +17,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from repoanchor.evals.harness.container_run import choose_provider
-from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, read_suite_tasks
+from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, read_suite_tasks, safe_name
 from repoanchor.evals.harness.tasks import TaskError
-from repoanchor.evals.suites.export import safe_name, sha256_file, tree_id
+from repoanchor.evals.suites.export import sha256_file, tree_id
 from repoanchor.evals.suites.pool import run_parallel
 from repoanchor.evals.suites.pool_ray import RayJobs
 from repoanchor.evals.suites.remap import Rejected

@@ -11,13 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
-import re
 import subprocess
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, TASKS_FILE
+from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, TASKS_FILE, safe_name
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.metadata import tool_version
 
@@ -28,12 +27,6 @@ PARQUET_FILE = "tasks.parquet"
 TIMING_FIELDS = ("timing",)
 # SWE-bench fields an agent may see; patches and test lists (they name the hidden tests) stay out.
 VISIBLE_FIELDS = ("repo", "problem_statement", "hints_text", "created_at", "version")
-
-
-def safe_name(task_id: str) -> str:
-    """A task id usable as one folder name: never `.` or `..`, never read as a command option (`-x`)."""
-    name = re.sub(r"[^\w.-]", "_", task_id)
-    return f"_{name}" if name in (".", "..") or name.startswith("-") else name
 
 
 def remove_stale_temporaries(folder: Path) -> list[Path]:

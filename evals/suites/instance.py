@@ -21,7 +21,8 @@ from repoanchor.evals.harness import instance_env
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.grading import patched_files
 from repoanchor.evals.harness.instance_env import EnvSpec
-from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, grading_row, rejection, safe_name, scrub, task_row
+from repoanchor.evals.harness.suite_format import safe_name
+from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, grading_row, rejection, scrub, task_row
 from repoanchor.evals.suites.remap import (
     Rejected,
     decoys,

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from repoanchor.evals.harness.datasets import load_dataset
 from repoanchor.evals.harness.instance_env import source_repo
-from repoanchor.evals.suites.export import dumps, grading_row, jsonl, safe_name, sha256_file, task_row, tree_id
+from repoanchor.evals.harness.suite_format import safe_name
+from repoanchor.evals.suites.export import dumps, grading_row, jsonl, sha256_file, task_row, tree_id
 from repoanchor.evals.suites.selection import Selection, select_load
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.variant_git import carry_version_tag, init_single_commit, tracked_files

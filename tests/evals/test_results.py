@@ -275,3 +275,15 @@ def test_the_extend_table_pairs_each_family_on_its_sources_and_averages_the_fami
     assert average["low"] < average["difference"] < average["high"]
     assert pd.isna(average["p_holm"])
     assert extend.loc["proxy_chain", "p_holm"] >= extend.loc["proxy_chain", "p_midp"]
+
+
+def test_a_task_id_that_is_no_file_name_still_finds_its_role_map(tmp_path):
+    """Ground truth is filed under the task id made safe (`o:p#1` -> `o_p_1.json`), as the builders and the
+    grader name it; the role map (decoy visits) is read from there, not looked up under the raw id."""
+    suites = [write_suite(tmp_path / "suites", "perturb", ["o:p#1"])]
+    assert (suites[0] / "ground_truth" / "o_p_1__perturb-0.json").is_file()
+    config = matrix_config(tmp_path, suites, repeats=1, conditions=[{"name": "plain"}])
+    write_matrix(config, lambda unit: True, cost=lambda unit: 1.0)
+    units = load_units([tmp_path / "matrix"]).units
+    assert len(units) == 1
+    assert units.loc[0, "decoy_visits"] == 1  # the synthetic run reads pkg/decoy.py; NA if no role map was found

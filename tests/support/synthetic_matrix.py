@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from repoanchor.evals.harness.suite_format import ground_truth_file
 from repoanchor.evals.runs.matrix import MatrixConfig, Unit, expand
 from repoanchor.evals.runs.run_matrix import MATRIX_FILE, RESULT, UNITS
 from repoanchor.scaffolds.trajectories.trajectory import Action, Trajectory, save
@@ -45,7 +46,7 @@ def write_suite(root: Path, kind: str, sources: list[str], variants: int = 1, fa
                 }
             )  # fmt: skip
             metadata = {"path_resolution_map": [{"kind": "decoy", "visible_path": "pkg/decoy.py"}]}
-            (suite / "ground_truth" / f"{task_id}.json").write_text(json.dumps({"metadata": metadata}))
+            ground_truth_file(suite, task_id).write_text(json.dumps({"metadata": metadata}))  # as builders name it
     (suite / "tasks.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     (suite / "manifest.json").write_text(json.dumps({"dataset": {"name": "synthetic.jsonl"}, "config": {}}))
     return suite

@@ -19,7 +19,7 @@ import pandas as pd
 
 from repoanchor.evals.analysis.drift import roles_from_metadata, touches
 from repoanchor.evals.analysis.steps_frame import load_steps
-from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, read_suite_tasks
+from repoanchor.evals.harness.suite_format import MANIFEST_FILE, ground_truth_file, read_suite_tasks
 from repoanchor.evals.runs.matrix import AD_HOC_SUITE, MatrixConfig, MatrixConfigError, Unit, expand
 from repoanchor.evals.runs.run_matrix import GRADE, MATRIX_FILE, RESULT, UNITS, read_result
 
@@ -79,7 +79,7 @@ def _suite_rows(config: MatrixConfig, problems: list[str]) -> dict[tuple[str, st
     for suite in config.suites:
         manifest = _read_json(suite / MANIFEST_FILE, problems) or {}
         for row in read_suite_tasks(suite):
-            truth = _read_json(suite / GROUND_TRUTH_DIR / f"{row.instance_id}.json", problems) or {}
+            truth = _read_json(ground_truth_file(suite, row.instance_id), problems) or {}
             roles = roles_from_metadata(truth["metadata"]) if isinstance(truth.get("metadata"), dict) else None
             found[(suite.name, row.instance_id)] = (row.model_dump(), manifest, roles)
     return found

@@ -20,12 +20,11 @@ from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
-from repoanchor.evals.harness.suite_format import MANIFEST_FILE, TASKS_FILE, read_suite_tasks
+from repoanchor.evals.harness.suite_format import MANIFEST_FILE, TASKS_FILE, read_suite_tasks, safe_name
 from repoanchor.evals.interop.imports.grades import grade_record, read_grades
 from repoanchor.evals.interop.imports.runs import Batch, ImportedRun, SourceError
 from repoanchor.evals.runs.matrix import MatrixConfig, expand
 from repoanchor.evals.runs.run_matrix import GRADE, MATRIX_FILE, RESULT, UNITS
-from repoanchor.evals.suites.export import safe_name
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.scaffolds.trajectories.trajectory import save
 

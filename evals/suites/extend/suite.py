@@ -19,7 +19,8 @@ from pathlib import Path
 
 from repoanchor.evals.harness.grading import grade, run_tests
 from repoanchor.evals.harness.instance_env import EnvSpec
-from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, rejection, safe_name
+from repoanchor.evals.harness.suite_format import safe_name
+from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, rejection
 from repoanchor.evals.suites.extend.scope import worktree_diff
 from repoanchor.evals.suites.instance import Work, instance_seed
 from repoanchor.evals.suites.validate import clone, suite_env
