@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -30,6 +30,20 @@ def build(
         Path, typer.Option(help="Cache of the host venvs (venvs/) and wheelhouses (wheels/) images are made from.")
     ] = DEFAULT_CACHE,
     out: Annotated[Path | None, typer.Option(help="Write the records (one per image) to this JSON file.")] = None,
+    executor: Annotated[
+        Literal["local", "ray"],
+        typer.Option(help="local (built here, one by one) or ray (each image built on a node, with its engine)."),
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray address (e.g. ray://head:10001 or auto); default: a local Ray instance.")
+    ] = None,
+    node_cache: Annotated[
+        str | None,
+        typer.Option(
+            help="With ray: the nodes' wheelhouse cache, a folder on each node (default ~/.cache/repoanchor "
+            "there); --cache-dir then holds only this machine's planning venvs."
+        ),
+    ] = None,
 ) -> None:
     """Build one image per (repo, version): the spec's Python and pinned dependencies on the local base image.
 
@@ -38,9 +52,16 @@ def build(
     uses this one and says so (labels, records). Images are tagged by a digest of their inputs: an unchanged
     (repo, version) is found, not rebuilt. A failing group is reported and the others go on; exit 1 if any
     failed. Grades and `suite validate --provider image` then find the images by their labels.
+
+    With --executor ray each (repo, version) is planned here (the local provider's venv, the clone) and built on a
+    node with the node's own Python, wheelhouse cache (--node-cache) and Docker engine: the same inputs give the
+    same tag there, found rather than rebuilt; the records and output are written here alone.
     """
     from repoanchor.evals.harness.datasets import load_dataset
     from repoanchor.evals.images.build import build_group, groups
+
+    if executor != "ray" and (address or node_cache):
+        raise typer.BadParameter("--address and --node-cache are for --executor ray", param_hint="--executor")
 
     loaded = load_dataset(dataset)
     for error in loaded.errors:
@@ -53,12 +74,20 @@ def build(
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True) as progress:  # fmt: skip
         task = progress.add_task("images", total=len(groups(rows)))
-        for key, group in groups(rows).items():
-            progress.update(task, description=f"{key[0]} {key[1]}")
-            record = build_group(key, group, repo_cache, Path(cache_dir))
+
+        def each(record) -> None:
             records.append(record)
             _report(record)
             progress.advance(task)
+
+        if executor == "ray":
+            from repoanchor.evals.runs.images_ray import build_groups_on_ray
+
+            progress.update(task, description="images on ray")
+            records[:] = build_groups_on_ray(groups(rows), repo_cache, Path(cache_dir), address, node_cache, each=each)
+        for key, group in groups(rows).items() if executor == "local" else ():
+            progress.update(task, description=f"{key[0]} {key[1]}")
+            each(build_group(key, group, repo_cache, Path(cache_dir)))
     if out:
         out.write_text(json.dumps([r.model_dump() for r in records], indent=1) + "\n", encoding="utf-8")
     raise typer.Exit(1 if any(r.status == "failed" for r in records) else 0)

@@ -96,7 +96,11 @@ class BuildInputs:
 
 def build_inputs(row: dict[str, Any], repo_cache: Path | None, cache_dir: Path, base: str = BASE_IMAGE) -> BuildInputs:
     """Plan `row`'s (repo, version) and fetch its wheels (both cached); nothing is built yet."""
-    plan = plan_for(row, repo_cache, cache_dir / "venvs")
+    return inputs_for(plan_for(row, repo_cache, cache_dir / "venvs"), cache_dir, base)
+
+
+def inputs_for(plan: EnvPlan, cache_dir: Path, base: str = BASE_IMAGE) -> BuildInputs:
+    """A plan's inputs: its wheels fetched (cached in `cache_dir`/wheels), its Dockerfile, labels and tag."""
     wheels = fetch_wheels(plan.python, plan.python_version, plan.requirements, plan.build_requires,
                           cache_dir / "wheels")  # fmt: skip
     interpreter, prefix = interpreter_in_image(plan, base)
@@ -114,7 +118,12 @@ def build_inputs(row: dict[str, Any], repo_cache: Path | None, cache_dir: Path, 
 
 def build_env_image(row: dict[str, Any], repo_cache: Path | None, cache_dir: Path, base: str = BASE_IMAGE) -> dict:
     """Plan, fetch and build `row`'s environment image; {"image", "status": built|cached, "plan"}."""
-    made = build_inputs(row, repo_cache, cache_dir, base)
+    return build_planned(plan_for(row, repo_cache, cache_dir / "venvs"), cache_dir, base)
+
+
+def build_planned(plan: EnvPlan, cache_dir: Path, base: str = BASE_IMAGE) -> dict:
+    """Fetch and build a planned environment image, or find it built; {"image", "status", "plan"}."""
+    made = inputs_for(plan, cache_dir, base)
     client = connect()
     try:
         if client.images.list(name=made.tag):
@@ -155,18 +164,32 @@ def groups(rows: list[dict[str, Any]]) -> dict[tuple[str, str | None], list[dict
 
 def build_group(key, rows, repo_cache: Path | None, cache_dir: Path, base: str = BASE_IMAGE) -> EnvImageRecord:
     """One (repo, version): its record, `failed` with the reason rather than an exception."""
-    started = time.monotonic()
-    record = EnvImageRecord(repo=key[0], version=key[1], instances=[r["instance_id"] for r in rows], status="failed")
+    started, record = time.monotonic(), new_record(key, rows)
+    made = attempt(record, build_env_image, rows[0], repo_cache, cache_dir, base)
+    return finish_record(record, made, time.monotonic() - started)
+
+
+def new_record(key, rows) -> EnvImageRecord:
+    return EnvImageRecord(repo=key[0], version=key[1], instances=[r["instance_id"] for r in rows], status="failed")
+
+
+def attempt(record: EnvImageRecord, step, *args):
+    """`step(*args)`, or None with the failure's reason in `record.error`."""
     try:
-        made = build_env_image(rows[0], repo_cache, cache_dir, base)
+        return step(*args)
     except InfraError as error:
         record.error = f"{error.kind}: {error.message}"
     except Exception as error:  # a tool failure for this group: recorded; the other groups go on
         record.error = f"{type(error).__name__}: {error}"
-    else:
+    return None
+
+
+def finish_record(record: EnvImageRecord, made: dict | None, seconds: float) -> EnvImageRecord:
+    """`record` completed from `build_planned`'s answer (None: failed, the reason already in it)."""
+    if made is not None:
         plan = made["plan"]
         record.status, record.image, record.skipped = made["status"], made["image"], plan.skipped
         record.python_wanted, record.python_used = plan.python_wanted, plan.python_version
         record.fallback = plan.fallback
-    record.seconds = round(time.monotonic() - started, 3)
+    record.seconds = round(seconds, 3)
     return record

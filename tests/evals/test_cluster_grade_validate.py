@@ -1,18 +1,19 @@
-"""`grade`, `suite validate` and `suite build` with `--executor ray`, on a two-node Ray cluster of this machine: the
-same grades (byte-identical grade.json files), the same validation summary and the same suite as here; each node
-works in temporary folders of its own from what it was sent (repositories as bundles, the ground truth, a dataset
-row), never the driver's folders. And a matrix unit that cannot be sent (its repository is gone) is recorded with
-the reason, not lost."""
+"""`grade`, `suite validate`, `suite build` and `images build` with `--executor ray`, on a two-node Ray cluster of
+this machine: the same grades (byte-identical grade.json files), the same validation summary, the same suite and the
+same image as here; each node works in temporary folders of its own from what it was sent (repositories as bundles,
+the ground truth, a dataset row, an image's plan), never the driver's folders. And a matrix unit that cannot be sent
+(its repository is gone) is recorded with the reason, not lost."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import uuid
 from pathlib import Path
 
 import pytest
 
-from repoanchor.evals.demo.fixture_project import materialize_fixture
+from repoanchor.evals.demo.fixture_project import fixture_rows, materialize_fixture
 from repoanchor.evals.runs.grade_runs import GRADE, grade_matrix
 from repoanchor.evals.runs.matrix import MatrixConfig
 from repoanchor.evals.runs.run_matrix import run_matrix
@@ -21,6 +22,8 @@ from repoanchor.evals.suites.check import validate_suite
 from repoanchor.evals.suites.original import build_original_suite
 from tests.evals.test_grade_runs import ran_matrix
 from tests.evals.test_suite_resume import TABLES, assert_same_suite
+from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
+from tests.support.env_images import CACHE, fixture_env_image_fixture  # noqa: F401
 from tests.support.matrix_suite import make_suite, result_files, write_config
 from tests.support.ray_cluster import local_cluster
 
@@ -148,3 +151,58 @@ def test_a_source_bundle_holds_the_base_commits_and_the_tags_describe_finds(tmp_
     for base in (commits[1], commits[2][:12]):
         clone = checkout(copy, base, tmp_path / f"clone-{base}")
         assert git(clone, "describe", "--tags").strip() == git(source, "describe", "--tags", base).strip()
+
+
+def test_an_image_built_on_the_cluster_is_the_one_built_here_and_is_found_when_built_again(
+    cluster, docker_engine, fixture_env_image, tmp_path: Path
+):
+    """`images build --executor ray` of the fixture's one (repo, version), renamed to a repository of this test's
+    own (fixture/ledger-ray-<random>): a fresh image, tagged and labelled as the local build tags it, that no other
+    test's label lookup finds; removed at the end. The nodes' wheelhouse cache (--node-cache) holds a copy of the
+    wheelhouse the fixture image's build filled in the tests' shared cache: no network. A second ray run, then a
+    local one, find it built: the same image id, the same record (seconds aside) and the same stdout."""
+    from typer.testing import CliRunner
+
+    from repoanchor.evals.cli.main import app
+    from repoanchor.evals.images.build import build_inputs
+
+    repo = f"fixture/ledger-ray-{uuid.uuid4().hex[:8]}"
+    rows = [{**row, "repo": repo} for row in fixture_rows()]
+    dataset = tmp_path / "rows.jsonl"
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    made = build_inputs(rows[0], None, CACHE)  # the local build's tag and labels, nothing built
+    node_cache = tmp_path / "node-cache"  # the nodes' own: this wheelhouse alone, copied from the tests' cache
+    shutil.copytree(made.wheels, node_cache / "wheels" / made.wheels.name)
+    on_ray = ["--executor", "ray", "--address", cluster.address, "--node-cache", str(node_cache)]
+
+    def build(name: str, *extra: str):
+        args = [
+            "images",
+            "build",
+            str(dataset),
+            "--cache-dir",
+            str(CACHE),
+            "--out",
+            str(tmp_path / f"{name}.json"),
+            *extra,
+        ]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        (record,) = json.loads((tmp_path / f"{name}.json").read_text())
+        return result.stdout, {**record, "seconds": None}
+
+    try:
+        built_out, built = build("ray-1", *on_ray)
+        assert (built["status"], built["image"], built["error"]) == ("built", made.tag, None)
+        assert (node_cache / "wheels" / f"{made.wheels.name}.lock").is_file()  # the wheelhouse used: the nodes'
+        image = docker_engine.images.get(made.tag)
+        assert {**image.labels, **made.labels} == image.labels  # the labels (and digest) the local build gives
+        found_out, found = build("ray-2", *on_ray)
+        local_out, local = build("local")
+        assert found["status"] == "cached"
+        assert found == local == {**built, "status": "cached"}
+        assert found_out == local_out == built_out == f"{made.tag}\n"
+        assert docker_engine.images.get(made.tag).id == image.id  # found, not rebuilt
+    finally:
+        if docker_engine.images.list(name=made.tag):
+            docker_engine.images.remove(made.tag, force=True)
