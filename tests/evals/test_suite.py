@@ -149,6 +149,9 @@ def test_extend_suite_builds_every_family_and_every_task_self_checks(tmp_path_fa
         record = truth(suite, task["instance_id"])
         assert record["extend"]["task"]["self_check"]["status"] == "passed", record["extend"]["task"]
         assert task["repoanchor_allowed_files"] == record["extend"]["task"]["allowed_files"]
+    # Each family's build counts as perturbation, its self-check (probes, tests, the grader) as tests.
+    stages = json.loads((suite / "manifest.json").read_text())["timing"]["instance_stages"][EXTEND_INSTANCE]
+    assert min(stages["perturbation"], stages["tests"]) > 0
     # Extend is cut from the very repository the Perturb suite gives the agent (multi_file erases nothing).
     perturb = built_suite("perturb", tmp_path_factory)
     assert tree_id(suite / "repos" / f"{EXTEND_INSTANCE}__extend-4") == tree_id(perturb / "repos" / EXTEND_INSTANCE)

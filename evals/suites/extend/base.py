@@ -22,6 +22,7 @@ from typing import Protocol
 
 from repoanchor.evals.suites.extend.common import ExtendError, run_project_tests, test_command
 from repoanchor.evals.suites.extend.models import FamiliesConfig, ValidatorSpec
+from repoanchor.evals.suites.stage_clock import StageClock, timed
 
 
 @dataclass
@@ -45,6 +46,8 @@ class BuildContext:
     config: FamiliesConfig
     seed: int | str
     gold_patch: str | None = None
+    clock: StageClock | None = None
+    """A suite build's clock: the baseline tests count as `tests`."""
 
     @property
     def instance_id(self) -> str:
@@ -64,7 +67,8 @@ class BuildContext:
     def baseline_passed(self) -> list[str]:
         """Tests passing on the intact variant: the ones every answer must keep passing."""
         cmd = self.test_cmd
-        outcomes = run_project_tests(self.variant, cmd, self.config)
+        with timed(self.clock, "tests"):
+            outcomes = run_project_tests(self.variant, cmd, self.config)
         passed = sorted(t for t, outcome in outcomes.items() if outcome == "passed")
         if not passed:
             raise ExtendError("no test passes on the intact variant: there is nothing to keep passing")

@@ -47,6 +47,7 @@ from repoanchor.evals.suites.extend.multi_file import MultiFile
 from repoanchor.evals.suites.extend.proxy_chain import ProxyChain
 from repoanchor.evals.suites.extend.runtime_target import RuntimeTarget
 from repoanchor.evals.suites.extend.scope import ScopeError, changed_paths, scope_violations
+from repoanchor.evals.suites.stage_clock import StageClock, timed
 from repoanchor.perturb.source.files import is_test_file, source_files
 from repoanchor.perturb.variant_git import carry_version_tag, init_single_commit
 
@@ -66,8 +67,10 @@ def build_extend_tasks(
     seed: int | str = 0,
     gold_patch: str | None = None,
     grader: Grader | None = None,
+    clock: StageClock | None = None,
 ) -> list[ExtendTask]:
-    """One record per requested family (ok, skipped or rejected); see the module docstring."""
+    """One record per requested family (ok, skipped or rejected); see the module docstring. `clock` (a suite
+    build's) times each family's plan, erasure and commit as `perturbation`, its self-check as `tests`."""
     config = families_config or FamiliesConfig()
     out_dir = Path(out_dir).resolve()
     with tempfile.TemporaryDirectory(prefix="repoanchor-extend-") as tmp:
@@ -76,11 +79,25 @@ def build_extend_tasks(
             clone(Path(variant_tree), intact)
         else:
             copy_tree(Path(variant_tree), intact)
-        ctx = BuildContext(intact, Path(variant_tree), metadata, row, config, seed, gold_patch)
+        ctx = BuildContext(intact, Path(variant_tree), metadata, row, config, seed, gold_patch, clock)
         return [_build_one(FAMILY_IMPL[name], ctx, out_dir, grader) for name in (config.families or FAMILIES)]
 
 
 def _build_one(family: Family, ctx: BuildContext, out_dir: Path, grader: Grader | None) -> ExtendTask:
+    with timed(ctx.clock, "perturbation"):  # tests run while planning (the baseline) are subtracted
+        task = _make_task(family, ctx, out_dir)
+    if task.status != "ok" or not ctx.config.self_check:
+        return task
+    with timed(ctx.clock, "tests"):
+        check = self_check(task, grader=grader)
+    if check.status == "failed":
+        _remove(Path(task.repo), Path(task.ground_truth))
+        return task.model_copy(update={"status": "rejected", "reason": check.reason, "self_check": check})
+    return task.model_copy(update={"self_check": check})
+
+
+def _make_task(family: Family, ctx: BuildContext, out_dir: Path) -> ExtendTask:
+    """The family's task written out (repository and ground truth), not yet self-checked."""
     task_id = f"{ctx.instance_id}__extend-{FAMILY_NUMBER[family.name]}"
     base = {"task_id": task_id, "instance_id": ctx.instance_id, "family": family.name}
     repo, truth = out_dir / "repos" / task_id, out_dir / "ground_truth" / f"{task_id}.json"
@@ -130,11 +147,7 @@ def _build_one(family: Family, ctx: BuildContext, out_dir: Path, grader: Grader 
     )
     if not config.self_check:
         return task.model_copy(update={"self_check": SelfCheck(status="skipped", reason="self_check disabled")})
-    check = self_check(task, grader=grader)
-    if check.status == "failed":
-        _remove(repo, truth)
-        return task.model_copy(update={"status": "rejected", "reason": check.reason, "self_check": check})
-    return task.model_copy(update={"self_check": check})
+    return task
 
 
 def _remove(repo: Path, truth: Path) -> None:

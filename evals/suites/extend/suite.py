@@ -77,7 +77,7 @@ def build_extend_from_perturb(work: Work, config) -> None:
     seed = instance_seed(config.seed, "extend", work.row["instance_id"])
     tasks = build_extend_tasks(
         variant, truth["metadata"], work.row, work.root / "extend", families_config=families, seed=seed,
-        gold_patch=truth["row"]["patch"], grader=grader(truth["row"], work.env, work.timeout),
+        gold_patch=truth["row"]["patch"], grader=grader(truth["row"], work.env, work.timeout), clock=work.clock,
     )  # fmt: skip
     for task in tasks:
         if task.status == "ok":
