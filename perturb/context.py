@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from repoanchor.perturb.fastvisit import readonly_visits
 from repoanchor.perturb.results import SiteRecord, Skipped, snippet
 from repoanchor.perturb.sites import Site
 
@@ -69,6 +70,12 @@ class FileContext:
         if key not in self._wrappers:
             self._wrappers = {key: cst.MetadataWrapper(module, unsafe_skip_copy=True)}
         return self._wrappers[key]
+
+    def resolve(self, provider, module: cst.Module):
+        """`provider`'s metadata of `module` (cached by the wrapper), resolved without LibCST's node
+        rebuilding (`fastvisit`): the same metadata in a fraction of the time."""
+        with readonly_visits():
+            return self.metadata_wrapper(module).resolve(provider)
 
     def skip(self, reason: str, where: str | Site = "") -> None:
         """Record why a site (or the whole file, with no `where`) was not transformed."""

@@ -92,7 +92,7 @@ class _Collector(SiteCollector):
     def __init__(self, module: cst.Module, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
-        scopes = {s for s in ctx.metadata_wrapper(module).resolve(ScopeProvider).values() if s is not None}
+        scopes = {s for s in ctx.resolve(ScopeProvider, module).values() if s is not None}
         self.function_scopes = {id(s.node): s for s in scopes if isinstance(s, FunctionScope)}
         self.children: dict[int, list[Scope]] = {}
         for scope in scopes:
