@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 import typer
 
+from repoanchor.evals.cli.ray_options import RayAddress
+
 EXIT_CODES = {"crashed": 1, "infra_error": 3, "skipped_budget": 4}
 """Checked in this order: a crash (a bug) outranks an infrastructure failure, which outranks a budget stop."""
 
@@ -20,9 +22,7 @@ def eval_command(
     executor: Annotated[
         Literal["local", "ray"], typer.Option(help="local (a process pool on this machine) or ray.")
     ] = "local",
-    address: Annotated[
-        str | None, typer.Option(help="Ray address (e.g. ray://head:10001 or auto); default: a local Ray instance.")
-    ] = None,
+    address: RayAddress = None,
     redo: Annotated[bool, typer.Option("--redo", help="Run every unit again, even those with a result file.")] = False,
     workers: Annotated[
         int | None, typer.Option(min=1, help="Units running at once (overrides the config's `workers`).")

@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from repoanchor.evals.cli.ray_options import RayAddress
+
 app = typer.Typer(help="Environment images: the task's Python and dependencies, in a local Docker engine.",
                   no_args_is_help=True)  # fmt: skip
 err = Console(stderr=True)
@@ -34,9 +36,7 @@ def build(
         Literal["local", "ray"],
         typer.Option(help="local (built here, one by one) or ray (each image built on a node, with its engine)."),
     ] = "local",
-    address: Annotated[
-        str | None, typer.Option(help="Ray address (e.g. ray://head:10001 or auto); default: a local Ray instance.")
-    ] = None,
+    address: RayAddress = None,
     node_cache: Annotated[
         str | None,
         typer.Option(

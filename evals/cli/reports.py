@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 import typer
 
 from repoanchor.evals.cli.outputs import Force, refuse_overwrite
+from repoanchor.evals.cli.ray_options import RayAddress
 
 
 def grade_command(
@@ -34,9 +35,7 @@ def grade_command(
         Literal["local", "ray"],
         typer.Option(help="local (one grade at a time here) or ray (each grade a Ray task; no shared folders)."),
     ] = "local",
-    address: Annotated[
-        str | None, typer.Option(help="Ray address (e.g. ray://head:10001 or auto); default: a local Ray instance.")
-    ] = None,
+    address: RayAddress = None,
 ) -> None:
     """Grade a run matrix from its files: each finished unit's patch against its suite's ground truth.
 

@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 
 import typer
 
+from repoanchor.evals.cli.ray_options import RayAddress
+
 app = typer.Typer(
     help="Build and validate task suites (RepoMirage-Perturb, RepoMirage-Extend, SPT variants).",
     no_args_is_help=True,
@@ -111,9 +113,7 @@ def build(
         Literal["local", "ray"],
         typer.Option(help="local (--workers processes here) or ray (each instance a Ray task; no shared folders)."),
     ] = "local",
-    address: Annotated[
-        str | None, typer.Option(help="Ray address (e.g. ray://head:10001 or auto); default: a local Ray instance.")
-    ] = None,
+    address: RayAddress = None,
 ) -> None:
     """Build a suite: per instance, perturb the repository, remap the gold patch, validate by tests.
 
@@ -220,9 +220,7 @@ def validate(
         Literal["local", "ray"],
         typer.Option(help="local (--workers processes here) or ray (each task a Ray task; no shared folders)."),
     ] = "local",
-    address: Annotated[
-        str | None, typer.Option(help="Ray address (e.g. ray://head:10001 or auto); default: a local Ray instance.")
-    ] = None,
+    address: RayAddress = None,
 ) -> None:
     """Re-run every task's validation from the suite folder alone; exit 1 if any task fails.
 
