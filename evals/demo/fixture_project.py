@@ -14,6 +14,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from repoanchor.evals.harness.instance_env import cached_clone
+
 FIXTURE_DIR = Path(__file__).resolve().parent / "fixture"
 PROJECT_DIR = FIXTURE_DIR / "project"
 DATASET_PATH = FIXTURE_DIR / "dataset.jsonl"
@@ -88,7 +90,7 @@ def materialize_fixture(dest: Path) -> tuple[Path, Path]:
     dest.mkdir(parents=True, exist_ok=True)
     repo = dest / "ledger"
     commit = make_fixture_repo(repo)
-    (dest / REPO_NAME.replace("/", "__")).symlink_to(repo.name)
+    cached_clone(dest, REPO_NAME).symlink_to(repo.name)
     dataset = dest / "dataset.jsonl"
     lines = [json.dumps(row, ensure_ascii=False) for row in fixture_rows(commit)]
     dataset.write_text("\n".join(lines) + "\n", encoding="utf-8")

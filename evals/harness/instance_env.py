@@ -35,10 +35,15 @@ def _git(cwd: Path, *args: str) -> str:
     return proc.stdout
 
 
+def cached_clone(repo_cache: Path, repo_name: str) -> Path:
+    """Where a repository cache holds `owner/name`'s clone: `repo_cache/owner__name` (SWE-bench image naming)."""
+    return Path(repo_cache) / repo_name.replace("/", "__")
+
+
 def source_repo(row: dict[str, Any], repo: Path | None = None, repo_cache: Path | None = None) -> Path:
     """The local repository for `row`: `repo` itself, or `repo_cache/owner__name` (SWE-bench image naming)."""
     if repo is None and repo_cache is not None:
-        repo = Path(repo_cache).resolve() / row["repo"].replace("/", "__")
+        repo = cached_clone(Path(repo_cache).resolve(), row["repo"])
     if repo is None or not (Path(repo) / ".git").exists():
         raise InfraError("environment_setup", f"{row['instance_id']}: no git repository at {repo}")
     return Path(repo)

@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel
 
 from repoanchor.evals.harness.datasets import DatasetError, load_dataset
+from repoanchor.evals.harness.instance_env import cached_clone
 
 
 class TaskError(ValueError):
@@ -81,7 +82,7 @@ def load_dataset_task(spec: str, repo: Path | None, repo_cache: Path | None) -> 
         raise TaskError(f"{file}: {bad[0] if bad else f'no row with instance_id {instance_id!r}'}")
     row = rows[0]
     if repo is None and repo_cache is not None:
-        repo = repo_cache / str(row.get("repo", "")).replace("/", "__")
+        repo = cached_clone(repo_cache, str(row.get("repo", "")))
     if repo is None or not (repo / ".git").exists():
         raise TaskError(f"{instance_id}: give the repository with --repo PATH or --repo-cache DIR (tried {repo})")
     return Task(

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from repoanchor.evals.harness.failpoints import failpoint
-from repoanchor.evals.harness.instance_env import source_repo
+from repoanchor.evals.harness.instance_env import cached_clone, source_repo
 from repoanchor.evals.harness.suite_format import safe_name
 from repoanchor.evals.suites.pool_ray import RayJobs
 from repoanchor.evals.suites.publish import (
@@ -91,7 +91,7 @@ def build_shipped(job: InstanceJob, source: bytes) -> dict:
     record and `archive`, its accepted tasks as tar.gz bytes (paths relative to the suite)."""
     with tempfile.TemporaryDirectory(prefix="repoanchor-build-") as scratch:
         cache = Path(scratch) / "sources"
-        unpack_sources(source, cache / job.row["repo"].replace("/", "__"))  # where source_repo looks
+        unpack_sources(source, cached_clone(cache, job.row["repo"]))  # where source_repo looks
         here = replace(job, out=Path(scratch) / "suite", repo_cache=cache)
         started = time.monotonic()  # the instance's own time, as the pool's record counts it: no unpacking
         work = build_instance(here, work_folder(here))
