@@ -123,3 +123,57 @@ def test_transformers_and_code_after_the_block_are_untouched():
     with readonly_visits():
         assert module.visit(Renamer()).code == "y = 1\n"
     assert "fastvisit" not in cst.CSTNode.visit.__module__
+
+
+class Typed(cst.CSTVisitor):
+    """LibCST's own on_visit/on_leave dispatch: the fast visit calls these methods and skips the no-op stubs."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+
+    def visit_FunctionDef(self, node) -> bool:
+        self.events.append(("def", node.name.value))
+        return node.name.value != "inner"  # False prunes the subtree, leave_ still runs
+
+    def leave_FunctionDef(self, node) -> None:
+        self.events.append(("/def", node.name.value))
+
+    def visit_Name(self, node) -> None:
+        self.events.append(("name", node.value))
+
+    def visit_ClassDef_bases(self, node) -> None:
+        self.events.append(("bases", node.name.value))
+
+    def leave_ClassDef_bases(self, node) -> None:
+        self.events.append(("/bases", node.name.value))
+
+
+class Batched(cst.BatchableCSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[tuple] = []
+
+    def visit_Name(self, node) -> None:
+        self.events.append(("name", node.value))
+
+    def visit_Call_args(self, node) -> None:
+        self.events.append(("args", len(node.args)))
+
+    def leave_Call_args(self, node) -> None:
+        self.events.append(("/args", len(node.args)))
+
+
+def test_typed_and_batched_visitors_see_the_same_calls():
+    module = cst.parse_module(SOURCE)
+    plain, fast = Typed(), Typed()
+    plain_batch, fast_batch = Batched(), Batched()
+    module.visit(plain)
+    cst.visit_batched(module, [plain_batch])
+    with readonly_visits():
+        module.visit(fast)
+        cst.visit_batched(module, [fast_batch])
+    assert ("/def", "inner") in plain.events
+    assert ("bases", "K") in plain.events
+    assert fast.events == plain.events
+    assert ("args", 1) in plain_batch.events
+    assert fast_batch.events == plain_batch.events
