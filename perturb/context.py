@@ -11,11 +11,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from repoanchor.perturb.codegen import code_for_node, module_code
 from repoanchor.perturb.fastvisit import readonly_visits
 from repoanchor.perturb.results import SiteRecord, Skipped, snippet
 from repoanchor.perturb.sites import Site
-
-_EMPTY = cst.Module(body=[])
 
 
 @dataclass
@@ -50,7 +49,7 @@ class FileContext:
     def code(self) -> str:
         """The source text of `module`, emitted on first use (emitting is not free)."""
         if self._code is None:
-            self._code = self.module.code
+            self._code = module_code(self.module)
         return self._code
 
     @property
@@ -84,16 +83,21 @@ class FileContext:
 
     def changed(self, site: Site, before: cst.CSTNode, after: cst.CSTNode | cst.FlattenSentinel) -> None:
         """Record a rewrite of `site`; called by a transformer when it replaces a node."""
-        self.changes.append(SiteRecord(site.where, snippet(code_of(before)), snippet(code_of(after))))
+        before_code = code_of(before)
+        after_code = code_of(after, known=(before, before_code))
+        self.changes.append(SiteRecord(site.where, snippet(before_code), snippet(after_code)))
 
 
-def code_of(node: cst.CSTNode | cst.FlattenSentinel) -> str:
-    """Source of a node for a snippet; long blocks are abbreviated before rendering (rendering is not free)."""
+def code_of(node: cst.CSTNode | cst.FlattenSentinel, known: tuple[cst.CSTNode, str] | None = None) -> str:
+    """Source of a node for a snippet; long blocks are abbreviated before rendering (rendering is not free).
+    `known`: a node already rendered and its code, reused where a FlattenSentinel holds that very node (an
+    insertion beside an unchanged statement)."""
     if isinstance(node, cst.FlattenSentinel):
-        return "".join(code_of(n) for n in node.nodes[:SNIPPET_STATEMENTS])
+        parts = node.nodes[:SNIPPET_STATEMENTS]
+        return "".join(known[1] if known and n is known[0] else code_of(n) for n in parts)
     if isinstance(node, cst.Module):
-        return node.code
-    return _EMPTY.code_for_node(_abbreviate(node))
+        return module_code(node)
+    return code_for_node(_abbreviate(node))
 
 
 SNIPPET_STATEMENTS = 4

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from repoanchor.perturb.codegen import module_code
 from repoanchor.perturb.context import FileContext, ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
@@ -93,7 +94,7 @@ def _emitted(module: cst.Module, code: str | None, text: str) -> str:
 
     The file's own text is never reused here: LibCST's emission can differ from it (form feeds),
     and the output has always been an emission of the final module."""
-    return code if code is not None and code is not text else module.code
+    return code if code is not None and code is not text else module_code(module)
 
 
 def _run_passes(module, text, path, passes, seed, fraction, project, *, check_each: bool):
@@ -112,7 +113,7 @@ def _run_passes(module, text, path, passes, seed, fraction, project, *, check_ea
         )
         new_module, outcome = _run_pass(transform, module, ctx, fraction)
         if check_each and isinstance(outcome, Applied):
-            new_code = new_module.code
+            new_code = module_code(new_module)
             error = compile_error(new_code, path, project.min_python)
             if error:
                 reason = f"output does not compile, rolled back: {error}"
