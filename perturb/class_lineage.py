@@ -14,9 +14,10 @@ import warnings
 import libcst as cst
 import libcst.matchers as m
 
+from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import identifiers_in
-from repoanchor.perturb.source.project import enumerated_classes
+from repoanchor.perturb.source.project import enumerated_classes, may_enumerate
 from repoanchor.perturb.transform_checks import bound_names, dotted_name, import_origins, stdlib_object
 from repoanchor.perturb.walk import walk
 
@@ -33,11 +34,13 @@ def members_of(cls: cst.ClassDef) -> set[str]:
     """Names the class body binds: def/class names, and every identifier of other statements."""
     names = {stmt.name.value for stmt in cls.body.body if isinstance(stmt, (cst.FunctionDef, cst.ClassDef))}
     others = [stmt for stmt in cls.body.body if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))]
-    return names.union(*(identifiers_in(EMPTY.code_for_node(stmt)) for stmt in others))
+    return names.union(*(identifiers_in(code_for_node(stmt)) for stmt in others))
 
 
 def _enumerated_here(ctx: FileContext) -> set[str]:
     """The classes this very module lists the members of (the project's index may not hold it: one file)."""
+    if not may_enumerate(ctx.code):
+        return set()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

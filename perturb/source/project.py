@@ -60,13 +60,17 @@ def _requires_python(root: Path) -> str | None:
     return None
 
 
-def _parsed(root: Path, files: list[str]):
-    """(rel, ast) of each file that parses; the others are reported as skipped by the engine where it matters."""
+def _parsed(root: Path, files: list[str], wanted=lambda source: True):
+    """(source, ast) of each file that `wanted(source)` and that parses; the others are reported as skipped
+    by the engine where it matters."""
     for rel in files:
+        source = (root / rel).read_bytes()
+        if not wanted(source):
+            continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                yield rel, ast.parse((root / rel).read_bytes())
+                yield source, ast.parse(source)
         except (SyntaxError, ValueError, RecursionError):
             continue
 
@@ -77,8 +81,8 @@ def class_index(root: Path, files: list[str]) -> tuple[dict[str, set[str]], dict
     members: dict[str, set[str]] = {}
     bases: dict[str, list[str]] = {}
     enumerated: set[str] = set()
-    for _, tree in _parsed(root, files):
-        enumerated |= enumerated_classes(tree)
+    for source, tree in _parsed(root, files):
+        enumerated |= enumerated_classes(tree) if may_enumerate(source) else set()
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 members.setdefault(node.name, set()).update(_body_names(node.body))
@@ -112,6 +116,15 @@ def _last_name(expr: ast.expr) -> str | None:
 
 ENUMERATORS = frozenset({"dir", "vars", "getmembers", "getmembers_static"})
 """Calls that list an object's members (builtins and `inspect`'s); `X.__dict__` is the other way."""
+_ENUMERATION_WORDS = re.compile(rb"\b(?:%s)\b|__dict__" % b"|".join(n.encode() for n in sorted(ENUMERATORS)))
+
+
+def may_enumerate(source: bytes | str) -> bool:
+    """False only when no code in `source` can list members: it spells none of `ENUMERATORS` as a word nor
+    `__dict__`, so `enumerated_classes` would find nothing (most files: they need no parse and no walk).
+    Non-ASCII text is always read: identifiers are NFKC-normalised, so other characters can spell `dir`."""
+    data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+    return not data.isascii() or _ENUMERATION_WORDS.search(data) is not None
 
 
 class _Enumerations(ast.NodeVisitor):
@@ -178,7 +191,7 @@ def enumeration_index(root: Path, indexed: list[str]) -> set[str]:
     """`enumerated_classes` over the tree's other Python files (tests included: a test may walk a class);
     `indexed` were already read by `class_index`."""
     others = sorted(set(python_files(root, include_tests=True, include_build=True)[0]) - set(indexed))
-    return set().union(*(enumerated_classes(tree) for _, tree in _parsed(root, others)))
+    return set().union(*(enumerated_classes(tree) for _, tree in _parsed(root, others, may_enumerate)))
 
 
 def project_info(root: Path, files: list[str], *, index_classes: bool, python: str | None = None) -> ProjectInfo:

@@ -132,3 +132,30 @@ def test_dead_method_leaves_alone_a_class_a_test_walks(tmp_path: Path):
     changed = (tmp_path / "out" / "pkg" / "shapes.py").read_text()
     assert changed.count("def outline(") == 1  # Label only
     assert changed.index("def outline(") > changed.index("class Label")
+
+
+def test_a_deeply_nested_file_still_counts_in_the_enumeration_index(tmp_path: Path):
+    """A 1,000-term expression is too deep for `ast` at Python's default recursion limit; the class index
+    must read it anyway (on the engine's big stack), or its `dir(Shape)` is missed. Run in a fresh
+    interpreter: this process's recursion limit may have been raised by earlier tests."""
+    import subprocess
+    import sys
+
+    src = tmp_path / "src"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "__init__.py").write_text("")
+    (src / "pkg" / "shapes.py").write_text("class Shape:\n    sides = 0\n")
+    (src / "pkg" / "listing.py").write_text("members = " + " + ".join(["dir(Shape)"] * 1000) + "\n")
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from repoanchor.perturb.tree import ApplyConfig, apply_tree\n"
+        "report = apply_tree(Path(sys.argv[1]), Path(sys.argv[2]), ApplyConfig(['dead-method'], fraction=1.0, "
+        "keywords=['outline'], check_interpreters=False))\n"
+        "print(sorted(report.project.enumerated))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(src), str(tmp_path / "out")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Shape" in done.stdout
+    assert "def outline(" not in (tmp_path / "out" / "pkg" / "shapes.py").read_text()
