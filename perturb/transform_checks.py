@@ -267,21 +267,30 @@ def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, d
     line and column on every token of every node. Offsets refer to the returned text, which can
     differ from the file's (LibCST drops a form feed at the start of a line).
     """
-    from contextlib import contextmanager
     from itertools import accumulate
 
-    from libcst._nodes.internal import CodegenState
+    from repoanchor.perturb.codegen import PlainState
 
     wanted = {id(node) for node in nodes}
     marks: dict[int, tuple[int, int]] = {}
 
-    class MarkingState(CodegenState):
-        @contextmanager
-        def record_syntactic_position(self, node: cst.CSTNode, **_: object):
-            start = len(self.tokens)
-            yield
+    class Mark:
+        """Token indices around one wanted node (the other nodes get PlainState's shared no-op)."""
+
+        def __init__(self, tokens: list[str], key: int) -> None:
+            self.tokens, self.key = tokens, key
+
+        def __enter__(self) -> None:
+            self.start = len(self.tokens)
+
+        def __exit__(self, *exc: object) -> None:
+            marks[self.key] = (self.start, len(self.tokens))
+
+    class MarkingState(PlainState):
+        def record_syntactic_position(self, node: cst.CSTNode, **kwargs: object):
             if id(node) in wanted:
-                marks[id(node)] = (start, len(self.tokens))
+                return Mark(self.tokens, id(node))
+            return super().record_syntactic_position(node, **kwargs)
 
     state = MarkingState(default_indent=module.default_indent, default_newline=module.default_newline)
     module._codegen(state)
