@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.mirage.constants.context import context_of, words_of
 from repoanchor.perturb.mirage.constants.loader import insert_loader, loader_statement, subscript
 from repoanchor.perturb.mirage.constants.names import fresh_key
@@ -74,11 +75,11 @@ def externalize(
             new = subscript(target.binding, key, site.node, glued)
             rewrites[id(site.node)] = _replacer(new)
             paths.append(site.path)
-            result.sites.append((site.where, module.code_for_node(site.node), module.code_for_node(new)))
+            result.sites.append((site.where, code_for_node(site.node, module), code_for_node(new, module)))
     rewritten = replace_nodes(module, rewrites, paths)
     loader = loader_statement(rng, target.binding, target.filename)
     result.module = insert_loader(rewritten, loader, target.loader_index)
-    result.sites.append(("<module>/loader", "", module.code_for_node(loader)))
+    result.sites.append(("<module>/loader", "", code_for_node(loader, module)))
     return result
 
 

@@ -21,6 +21,7 @@ from typing import ClassVar
 
 import libcst as cst
 
+from repoanchor.perturb.codegen import module_bytes
 from repoanchor.perturb.mirage.base import ModuleByModule
 from repoanchor.perturb.mirage.constants.context import words_of
 from repoanchor.perturb.mirage.constants.loader import decode_resource, encode_resource, insertion_index
@@ -94,7 +95,7 @@ class ConstantExternalization(ModuleByModule):
             existing = decode_resource(ctx.read(resource)) if ctx.exists(resource) else {}
             target = Target(binding, PurePosixPath(resource).name, loader_index, tuple(words_of(owner)))
             result = externalize(module, groups, target, rng, set(existing), text)
-            ctx.write(rel, result.module.bytes)
+            ctx.write(rel, module_bytes(result.module))
             ctx.write(resource, encode_resource({**existing, **result.entries}))
             for where, before, after in result.sites:
                 ctx.site(where, before, after)

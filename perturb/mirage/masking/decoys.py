@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import partial
 
 import libcst as cst
 
+from repoanchor.perturb.codegen import code_for_node, module_code
 from repoanchor.perturb.mirage.masking.mutations import choose
 from repoanchor.perturb.sites import Site, SiteCollector
 from repoanchor.perturb.transform_checks import dotted_name
@@ -144,7 +146,7 @@ class _Texts:
     codegen per decoy would cost more than parsing the module did."""
 
     def __init__(self, module: cst.Module, code: str) -> None:
-        emit = module.code_for_node
+        emit = partial(code_for_node, module=module)
         self.header = "".join(emit(line) for line in module.header)
         self.footer = "".join(emit(line) for line in module.footer)
         self.parts = {id(stmt): emit(stmt) for stmt in module.body}
@@ -153,8 +155,8 @@ class _Texts:
 
     def emit(self, mutated: cst.Module) -> str:
         if not self.exact:
-            return mutated.code
-        body = (self.parts[id(s)] if id(s) in self.parts else mutated.code_for_node(s) for s in mutated.body)
+            return module_code(mutated)
+        body = (self.parts[id(s)] if id(s) in self.parts else code_for_node(s, mutated) for s in mutated.body)
         return self.header + "".join(body) + self.footer
 
 

@@ -16,6 +16,7 @@ from typing import ClassVar
 
 import libcst as cst
 
+from repoanchor.perturb.codegen import code_for_node, module_bytes
 from repoanchor.perturb.engine import select_sites
 from repoanchor.perturb.mirage.base import ModuleByModule
 from repoanchor.perturb.mirage.proxy.chain import leaf_source, link_source, plan, split_rewrite, target_statements
@@ -28,7 +29,6 @@ from repoanchor.perturb.treectx import TreeContext
 from repoanchor.perturb.walk import replace_nodes
 
 DEFAULTS = {"depth": 4, "fanout": 2}
-_EMPTY = cst.Module(body=[])
 
 
 class ProxyImports(ModuleByModule):
@@ -86,7 +86,7 @@ def _rewrite_module(ctx: TreeContext, rel: str, depth: int, fanout: int) -> None
             node, path, rewrite = split_rewrite(site, statements)
             rewrites[id(node)] = rewrite
             paths.append(path)
-        ctx.write(rel, replace_nodes(module, rewrites, paths).bytes)
+        ctx.write(rel, module_bytes(replace_nodes(module, rewrites, paths)))
 
 
 def _write_chains(ctx: TreeContext, rel: str, place: Placement, site: Site, depth: int, fanout: int, avoid):
@@ -106,7 +106,7 @@ def _write_chains(ctx: TreeContext, rel: str, place: Placement, site: Site, dept
             names=", ".join(chain.names),
         )
     statements = target_statements(site.node, chains, place.relative)
-    ctx.site(site.where, site.data["text"], "\n".join(_EMPTY.code_for_node(s) for s in statements))
+    ctx.site(site.where, site.data["text"], "\n".join(code_for_node(s) for s in statements))
     return statements
 
 
