@@ -8,8 +8,8 @@ from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from repoanchor.evals.cli.outputs import progress_bar
 from repoanchor.evals.cli.ray_options import RayAddress
 
 app = typer.Typer(help="Environment images: the task's Python and dependencies, in a local Docker engine.",
@@ -71,8 +71,7 @@ def build(
     if unknown:
         raise typer.BadParameter(f"not in {dataset}: {', '.join(unknown)}", param_hint="--instances")
     records = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as progress:  # fmt: skip
+    with progress_bar(err) as progress:
         task = progress.add_task("images", total=len(groups(rows)))
 
         def each(record) -> None:

@@ -1,4 +1,4 @@
-"""Output folders: a command never overwrites an earlier result unless asked to with --force."""
+"""What a command leaves: output folders (never overwritten unless asked to with --force) and progress bars."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 Force = Annotated[bool, typer.Option("--force", help="Overwrite --out when it already holds files.")]
 """The shared option: `force: Force = False` in a command's signature."""
@@ -22,3 +24,9 @@ def refuse_overwrite(out: Path, force: bool, option: str = "--out") -> None:
     raise typer.BadParameter(
         f"{out} already exists; give --force to overwrite it, or another {option}", param_hint=option
     )
+
+
+def progress_bar(console: Console) -> Progress:
+    """The commands' one progress bar (what, a bar, done of total, time so far) on `console`; gone when done."""
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    return Progress(*columns, console=console, transient=True)

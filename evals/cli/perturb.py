@@ -8,10 +8,10 @@ from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from repoanchor.evals.cli.inputs import refuse_absent
+from repoanchor.evals.cli.outputs import progress_bar
 from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
 
 app = typer.Typer(
@@ -102,7 +102,7 @@ def apply(
         options=parse_options(option or []),
     )
     try:
-        with _progress() as bar:
+        with progress_bar(err) as bar:
             task = bar.add_task("transforming", total=None)
             report = apply_tree(src, out, config, lambda done, total: bar.update(task, completed=done, total=total))
     except ValueError as exc:
@@ -241,7 +241,7 @@ def sample(
         raise typer.BadParameter(validation_message(exc)) from exc
     text = issue.read_text(encoding="utf-8", errors="replace") if issue else None
     try:
-        with _progress() as bar:
+        with progress_bar(err) as bar:
             task = bar.add_task("sampling variants", total=config.n)
             metas = run_sampler(
                 src,
@@ -267,54 +267,6 @@ def sample(
     raise typer.Exit(1 if failed else 0)
 
 
-@app.command("check-catalogue")
-def check_catalogue_command(
-    src: Annotated[Path, typer.Argument(help="A project with its own test suite (left untouched).")],
-    out: Annotated[Path, typer.Argument(help="Where rows, tables and scratch trees go; a rerun resumes there.")],
-    test_cmd: Annotated[
-        str, typer.Option(help="The project's test command, run in each tree (junit XML is added for pytest).")
-    ],
-    transform: Annotated[
-        list[str] | None, typer.Option("--transform", "-t", help="Only these transforms (default: all 17).")
-    ] = None,
-    stacks: Annotated[bool, typer.Option(help="Also the two stacks: the 14 SPTs together, all 17 together.")] = True,
-    repeat: Annotated[int, typer.Option(help="Baseline runs; tests whose outcome varies are flaky and left out.")] = 2,
-    timeout: Annotated[float, typer.Option(help="Seconds allowed for one run of the test suite.")] = 1800,
-    keyword: Annotated[
-        list[str] | None,
-        typer.Option(help="Keyword for dead-method and dead-string-assign (default: describe_state / a phrase)."),
-    ] = None,
-):
-    """Each transform alone at phi = 1.0 on every eligible file, the project's tests on both trees: a table of
-    sites rewritten, tests compared and outcomes changed, with every changed test and the sites near it.
-
-    Exit 0 when no variant changed an outcome, 1 when some did (listed in OUT/catalogue.md), 2 on bad input
-    or a baseline that ran no tests."""
-    from repoanchor.perturb.validation.catalogue import KEYWORDS, check_catalogue, plan
-    from repoanchor.perturb.validation.testrun import InfrastructureError
-
-    if not src.is_dir():
-        raise typer.BadParameter(f"{src} is not a directory", param_hint="SRC")
-    if out.resolve().is_relative_to(src.resolve()):
-        raise typer.BadParameter(f"{out} is inside SRC: the trees would be copied into each other", param_hint="OUT")
-    keywords = {name: list(keyword) for name in KEYWORDS} if keyword else None
-    try:
-        planned = plan(list(transform) if transform else None, stacks)
-        with _progress() as bar:
-            task = bar.add_task("checking the catalogue", total=len(planned))
-            rows = check_catalogue(
-                src, out, test_cmd, transforms=list(transform) if transform else None, stacks=stacks,
-                repeat=repeat, timeout=timeout, keywords=keywords, on_row=lambda row: bar.advance(task),
-            )  # fmt: skip
-    except (ValueError, InfrastructureError) as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from exc
-    summary = [{k: v for k, v in vars(row).items() if k != "changed_tests"} for row in rows]
-    typer.echo(json.dumps({"out": str(out), "rows": summary}, indent=1))
-    broke = [row for row in rows if row.changed or row.missing or row.added or row.compile_errors or row.infra_error]
-    raise typer.Exit(1 if broke else 0)
-
-
 def parse_options(items: list[str]) -> dict[str, dict]:
     """`ID.KEY=VALUE` strings -> {ID: {KEY: value}}; values are read as JSON when they parse."""
     options: dict[str, dict] = {}
@@ -331,12 +283,11 @@ def parse_options(items: list[str]) -> dict[str, dict]:
     return options
 
 
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    )
+def _register_check_catalogue() -> None:
+    """check-catalogue lives in catalogue.py; registered last, where --help has always listed it."""
+    from repoanchor.evals.cli.catalogue import check_catalogue_command
+
+    app.command("check-catalogue")(check_catalogue_command)
+
+
+_register_check_catalogue()
