@@ -51,10 +51,15 @@ class TreeContext:
     _journal: list[tuple[str, bytes | None]] | None = None
     _pending_resolution: list[dict[str, str]] = field(default_factory=list)
     _sites: list[SiteRecord] = field(default_factory=list)
+    _written: dict[str, bytes] = field(default_factory=dict)
+    """What this transaction wrote, by path: compiled from here at its end instead of read back."""
+    _real_root: Path | None = None
 
     def path(self, rel: str) -> Path:
         target = self.root / rel
-        if target.is_symlink() or not target.resolve().is_relative_to(self.root.resolve()):
+        if self._real_root is None:
+            self._real_root = self.root.resolve()
+        if target.is_symlink() or not target.resolve().is_relative_to(self._real_root):
             raise PermissionError(f"{rel} resolves outside the variant tree")
         return target
 
@@ -66,18 +71,24 @@ class TreeContext:
 
     def write(self, rel: str, data: bytes | str) -> None:
         """Create or overwrite a file (journaled; only inside a transaction)."""
-        target = self._journaled(rel)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data.encode() if isinstance(data, str) else data)
+        self._write(rel, self._journaled(rel), data)
 
     def create(self, rel: str, data: bytes | str) -> None:
         """Write a file that must not exist yet (new proxies, hidden modules, resources)."""
-        if self.exists(rel):
+        target = self.path(rel)
+        if target.exists():
             raise FileExistsError(f"{rel} already exists in the variant tree")
-        self.write(rel, data)
+        self._write(rel, self._journaled(rel, target), data)
+
+    def _write(self, rel: str, target: Path, data: bytes | str) -> None:
+        data = data.encode() if isinstance(data, str) else data
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        self._written[rel] = data
 
     def remove(self, rel: str) -> None:
         self._journaled(rel).unlink()
+        self._written.pop(rel, None)
 
     def resolve_path(self, kind: str, visible: str, runtime: str, **extra: str) -> None:
         """Record that `visible` is resolved at runtime through `runtime` (kept on commit only)."""
@@ -93,7 +104,7 @@ class TreeContext:
     @contextmanager
     def transaction(self, file: str) -> Iterator[None]:
         """All-or-nothing rewrite of one target module and the files it creates."""
-        self._journal, self._pending_resolution, self._sites = [], [], []
+        self._journal, self._pending_resolution, self._sites, self._written = [], [], [], {}
         try:
             yield
             error = self._compile_written()
@@ -117,12 +128,13 @@ class TreeContext:
                 self._undo()
                 self.skip(file, "no change: nothing to rewrite in this module")
         finally:
-            self._journal = None
+            self._journal, self._written = None, {}
 
-    def _journaled(self, rel: str) -> Path:
+    def _journaled(self, rel: str, target: Path | None = None) -> Path:
+        """`rel`'s path (`target`: already checked by `path`), its original content journaled once."""
         if self._journal is None:
             raise RuntimeError("tree writes are only allowed inside ctx.transaction()")
-        target = self.path(rel)
+        target = target or self.path(rel)
         if not any(entry[0] == rel for entry in self._journal):
             self._journal.append((rel, target.read_bytes() if target.exists() else None))
         return target
@@ -138,10 +150,9 @@ class TreeContext:
 
     def _compile_written(self) -> str | None:
         for rel, _ in self._journal or []:
-            target = self.root / rel
-            if not rel.endswith(".py") or not target.exists():
+            data = self._written.get(rel)  # None: removed, never written
+            if not rel.endswith(".py") or data is None:
                 continue
-            data = target.read_bytes()
             if not data.strip():
                 continue
             try:
