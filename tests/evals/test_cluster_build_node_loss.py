@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.evals.demo.fixture_project import materialize_fixture
 from repoanchor.evals.suites.build import build_suite
+from tests.evals.test_cluster_grade_validate import two_instances_built_here
 from tests.evals.test_suite_resume import assert_same_suite
 from tests.support.ray_cluster import local_cluster
 
@@ -37,12 +37,8 @@ def kill_while_building(cluster, worker, tmpdir: Path, killed: list, errors: lis
 def test_an_instance_whose_node_dies_is_built_again_on_the_node_left(tmp_path: Path):
     ray = pytest.importorskip("ray")
     assert not ray.is_initialized()
-    fixture = tmp_path / "fixture"
-    _, full = materialize_fixture(fixture)
-    dataset = tmp_path / "two.jsonl"
-    dataset.write_text("".join(line + "\n" for line in full.read_text().splitlines() if "ledger-2" not in line))
-    here, there = tmp_path / "here", tmp_path / "there"
-    build_suite(dataset, "perturb", here, repo_cache=fixture, workers=2, progress=False)
+    fixture, dataset, here = two_instances_built_here(tmp_path)
+    there = tmp_path / "there"
     killed, errors, stop = [], [], threading.Event()
     with local_cluster(2) as (cluster, (_, worker)):
         tmpdir = Path(worker.get_temp_dir_path()).parent  # the node's own TMPDIR (ray_cluster.start_node)

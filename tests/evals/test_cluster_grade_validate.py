@@ -89,18 +89,26 @@ def test_a_unit_whose_repository_cannot_be_sent_is_recorded_as_crashed_with_the_
     assert "environment_setup: git rev-parse" in record["error"]  # git's own words name the missing folder
 
 
+def two_instances_built_here(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The fixture's repositories, a dataset of two of its instances (ledger-1 and ledger-3: one per node) and
+    their perturb suite built here by the process pool: (repo cache, dataset, suite)."""
+    fixture = tmp_path / "fixture"
+    _, full = materialize_fixture(fixture)
+    dataset = tmp_path / "two.jsonl"
+    dataset.write_text("".join(line + "\n" for line in full.read_text().splitlines() if "ledger-2" not in line))
+    here = tmp_path / "here"
+    build_suite(dataset, "perturb", here, repo_cache=fixture, workers=2, progress=False)
+    return fixture, dataset, here
+
+
 def test_a_suite_built_on_the_cluster_is_the_one_built_here_and_resumes_a_killed_build(cluster, tmp_path: Path):
     """The perturb suite of two fixture instances (one per node) built here, then a copy of it, as a build killed
     while publishing leaves it, finished on the cluster: both instances are built there again (no result file),
     over ledger-1's stale published tasks and ledger-3's half-moved ones. assert_same_suite compares every table,
     the manifest without its timing (instance seconds and stages: clock readings, the only fields left out), each
     ground-truth file's bytes and each repository's tree and HEAD commit."""
-    fixture = tmp_path / "fixture"
-    _, full = materialize_fixture(fixture)
-    dataset = tmp_path / "two.jsonl"
-    dataset.write_text("".join(line + "\n" for line in full.read_text().splitlines() if "ledger-2" not in line))
-    here, there = tmp_path / "here", tmp_path / "there"
-    build_suite(dataset, "perturb", here, repo_cache=fixture, workers=2, progress=False)
+    fixture, dataset, here = two_instances_built_here(tmp_path)
+    there = tmp_path / "there"
     shutil.copytree(here, there, symlinks=True)
     for name in [*TABLES, "manifest.json"]:  # written at a build's end: a killed build has none
         (there / name).unlink()
