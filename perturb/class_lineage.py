@@ -27,7 +27,6 @@ FRAMEWORK_BASES = frozenset(
 )
 DYNAMIC = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__slots__"})
 ALWAYS_INHERITED = frozenset(dir(object)) | frozenset(dir(type))
-EMPTY = cst.Module(body=[])
 
 
 def members_of(cls: cst.ClassDef) -> set[str]:
@@ -116,7 +115,7 @@ class Lineage:
     def _base(self, expr: cst.BaseExpression, members: set[str], seen: set) -> str | None:
         dotted = dotted_name(expr.value if isinstance(expr, cst.Subscript) else expr)
         if dotted is None:
-            return f"unknown base: {EMPTY.code_for_node(expr)} is not a name"
+            return f"unknown base: {code_for_node(expr)} is not a name"
         head, last = dotted.split(".")[0], dotted.rpartition(".")[2]
         if last in FRAMEWORK_BASES:
             return f"framework base: {last}"

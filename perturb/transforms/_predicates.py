@@ -23,6 +23,8 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from repoanchor.perturb.codegen import code_for_node
+
 COMPARE: dict[str, tuple[Callable[[object, object], bool], type[cst.BaseCompOp]]] = {
     "<": (operator.lt, cst.LessThan),
     "<=": (operator.le, cst.LessThanEqual),
@@ -35,7 +37,6 @@ NEGATED = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
 BITWISE = {"&": (operator.and_, cst.BitAnd), "|": (operator.or_, cst.BitOr), "^": (operator.xor, cst.BitXor)}
 ARITHMETIC = {"+": (operator.add, cst.Add), "-": (operator.sub, cst.Subtract), "*": (operator.mul, cst.Multiply)}
 _ALNUM = string.ascii_lowercase + string.digits
-_EMPTY = cst.Module(body=[])
 
 
 def opaque(rng: random.Random, value: bool = True, depth: int | None = None) -> cst.BaseExpression:
@@ -44,7 +45,7 @@ def opaque(rng: random.Random, value: bool = True, depth: int | None = None) -> 
 
 
 def opaque_source(rng: random.Random, value: bool = True, depth: int | None = None) -> str:
-    return _EMPTY.code_for_node(opaque(rng, value, depth))
+    return code_for_node(opaque(rng, value, depth))
 
 
 def _expand(rng: random.Random, value: bool, depth: int) -> cst.BaseExpression:

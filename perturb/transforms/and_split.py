@@ -25,12 +25,12 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
 from repoanchor.perturb.transform_checks import scope_declaration_in, spaced
 
 AND_TEST = m.BooleanOperation(operator=m.And())
-_RENDER = cst.Module(body=[])  # renders a node in full (context.code_of abbreviates)
 
 
 def _comment_count(node: cst.CSTNode) -> int:
@@ -39,7 +39,7 @@ def _comment_count(node: cst.CSTNode) -> int:
 
 def _standalone(expr: cst.BaseExpression) -> cst.BaseExpression:
     """`expr` as a whole ``if`` test: a line break is only legal inside parentheses."""
-    if "\n" in _RENDER.code_for_node(expr) and not expr.lpar:
+    if "\n" in code_for_node(expr) and not expr.lpar:
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return expr
 

@@ -36,7 +36,8 @@ from functools import partial
 import libcst as cst
 import libcst.matchers as m
 
-from repoanchor.perturb.class_lineage import EMPTY, Lineage
+from repoanchor.perturb.class_lineage import Lineage
+from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTransform
 from repoanchor.perturb.transform_checks import dotted_name
@@ -70,7 +71,7 @@ def _decorator_problem(cls: cst.ClassDef) -> str | None:
         target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
         name = (dotted_name(target) or "").rpartition(".")[2]
         if name not in SAFE_DECORATORS:
-            return f"class decorator: @{name or EMPTY.code_for_node(target)} may enumerate or replace members"
+            return f"class decorator: @{name or code_for_node(target)} may enumerate or replace members"
     return None
 
 

@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
 from repoanchor.perturb.transform_checks import scope_declaration_in
 from repoanchor.perturb.walk import walk
 
 MAX_LINES = 100
-_RENDER = cst.Module(body=[])  # renders a node in full (context.code_of abbreviates)
 
 
 class _LoopControl(cst.CSTVisitor):
@@ -92,7 +92,7 @@ def _refusal(node: cst.While) -> str | None:
         declaration = scope_declaration_in(node.orelse)
     if declaration:
         return f"scope declaration: `{declaration}` cannot be duplicated"
-    lines = _RENDER.code_for_node(node).strip("\n").count("\n") + 1
+    lines = code_for_node(node).strip("\n").count("\n") + 1
     if lines > MAX_LINES:
         return f"large loop: {lines} lines, more than {MAX_LINES} to duplicate"
     return None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.mirage.constants.rules import identity_compared, refusal
 from repoanchor.perturb.sites import Site, SiteCollector
 
@@ -164,7 +165,7 @@ def _statement_index(chain: list[cst.CSTNode]) -> int:
 
 def _has_comment(node: cst.ConcatenatedString) -> bool:
     return "#" in "".join(
-        cst.Module([]).code_for_node(part.whitespace_between)
+        code_for_node(part.whitespace_between)
         for part in _concatenations(node)
         if isinstance(part.whitespace_between, cst.ParenthesizedWhitespace)
     )

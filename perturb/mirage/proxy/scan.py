@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.sites import Site, SiteCollector
 from repoanchor.perturb.transform_checks import dotted_name
 from repoanchor.perturb.walk import walk
 
-_EMPTY = cst.Module(body=[])
 MODULE_MACHINERY = frozenset(
     {
         "__name__", "__doc__", "__package__", "__loader__", "__spec__", "__file__", "__cached__",
@@ -140,7 +140,7 @@ def _asname(alias: cst.ImportAlias) -> str | None:
 
 def statement_text(node: cst.Import | cst.ImportFrom) -> str:
     """The statement as written, without a separating semicolon (for metadata)."""
-    return _EMPTY.code_for_node(node.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)).strip()
+    return code_for_node(node.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)).strip()
 
 
 class _ImportFinder:
