@@ -9,6 +9,7 @@ offending pass is rolled back and reported as `Failed`. A pass that raises is `F
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import random
@@ -16,6 +17,7 @@ import sys
 import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -70,7 +72,29 @@ def transform_source(
     project: ProjectInfo | None = None,
 ) -> FileResult:
     """Run `passes` over one file's bytes. Never raises for a bad file or a bad transform."""
-    project = project or ProjectInfo()
+    with cyclic_gc_deferred():
+        return _transform_source(source, path, passes, seed, fraction, project or ProjectInfo())
+
+
+@contextmanager
+def cyclic_gc_deferred():
+    """Hold Python's cyclic garbage collector off for one file's work, and let it run after.
+
+    A file's parse and passes allocate hundreds of thousands of LibCST nodes, nearly all freed by
+    reference counting (LibCST trees hold no cycles); the collector's repeated passes over that
+    growing heap cost about a fifth of the work and find nothing. Cyclic garbage (astroid trees
+    link parents and children) is only delayed: the collector resumes when the file is done.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _transform_source(source, path, passes, seed, fraction, project) -> FileResult:
     try:
         text = decode_source(source)
         module = cst.parse_module(source)

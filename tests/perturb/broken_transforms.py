@@ -42,3 +42,23 @@ class Silent(RenameToKeyword):
 
     def apply(self, module, sites, ctx):
         return module.with_changes(body=[*module.body, cst.SimpleStatementLine([cst.Pass()])])
+
+
+class LeavesCycle(RenameToKeyword):
+    """Raises after noting whether the cyclic collector ran during its pass and leaving a reference
+    cycle behind (as astroid trees do): the engine must hold the collector off and let it run after."""
+
+    id = "leaves-cycle"
+    seen: list = []
+
+    def apply(self, module, sites, ctx):
+        import gc
+        import weakref
+
+        class Node:
+            pass
+
+        node = Node()
+        node.self = node
+        LeavesCycle.seen.append((gc.isenabled(), weakref.ref(node)))
+        raise RuntimeError("cycle left")

@@ -73,3 +73,23 @@ def test_outcomes_round_trip_through_their_json_form():
     outcomes = transform_source(SRC, "m.py", passes, fraction=1.0).outcomes
     assert {type(o) for o in outcomes} == {Applied, Failed, Skipped}
     assert [outcome_from_dict(outcome_to_dict(o)) for o in outcomes] == outcomes
+
+
+@pytest.mark.parametrize("enabled_before", [True, False])
+def test_the_cyclic_collector_waits_for_the_file_and_is_restored(enabled_before: bool):
+    import gc
+
+    from tests.perturb.broken_transforms import LeavesCycle
+
+    LeavesCycle.seen.clear()
+    (gc.enable if enabled_before else gc.disable)()
+    try:
+        result = transform_source(SRC, "m.py", [PassSpec(f"{BROKEN}.LeavesCycle")], fraction=1.0)
+        assert gc.isenabled() is enabled_before
+    finally:
+        gc.enable()
+    assert [type(o) for o in result.outcomes] == [Failed]
+    [(enabled_during, cycle)] = LeavesCycle.seen
+    assert enabled_during is False
+    gc.collect()
+    assert cycle() is None  # nothing the pass left behind outlives a collection
