@@ -39,14 +39,29 @@ def compile_error(code: str, path: str, min_python: tuple[int, int] = CURRENT) -
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            compile(code, path, "exec", dont_inherit=True)
-            if min_python < CURRENT:
-                ast.parse(code, path, feature_version=max(min_python, OLDEST_GRAMMAR))
+            _compile_under(code, path, min_python)
         except (SyntaxError, ValueError) as exc:
             where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
             version = "" if min_python >= CURRENT else f" [checked {CURRENT} and grammar {min_python}]"
             return f"{type(exc).__name__}: {exc.msg if isinstance(exc, SyntaxError) else exc}{where}{version}"
     return None
+
+
+def _compile_under(code: str, path: str, min_python: tuple[int, int]) -> None:
+    """Compile `code`, raising what the running interpreter or `min_python`'s grammar rejects.
+
+    Under an older floor the code is parsed once, with that grammar, and the tree is compiled: one
+    parse instead of a compile plus a second parse. A rejected parse is compiled from source first so
+    that code the running interpreter rejects too is reported as that interpreter reports it."""
+    if min_python >= CURRENT:
+        compile(code, path, "exec", dont_inherit=True)
+        return
+    try:
+        tree = ast.parse(code, path, feature_version=max(min_python, OLDEST_GRAMMAR))
+    except SyntaxError:
+        compile(code, path, "exec", dont_inherit=True)
+        raise
+    compile(tree, path, "exec", dont_inherit=True)
 
 
 def installed_interpreters(versions: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
