@@ -17,13 +17,16 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import textwrap
 import threading
 import weakref
+from collections.abc import Callable
 from contextlib import contextmanager
 
 import libcst as cst
 from libcst._batched_visitor import _BatchedCSTVisitor
 from libcst._typed_visitor import CSTTypedVisitorFunctions
+from libcst.metadata import scope_provider
 
 from repoanchor.perturb.walk import NODE_TYPES
 
@@ -56,6 +59,7 @@ def visit_plan(node_type: type) -> tuple[str, ...] | None:
 
 
 _ATTRIBUTE_HOOK = re.compile(r"^(?:visit|leave)_([A-Z]\w*?)_([a-z]\w*)$")
+_UNPLANNED = object()
 _ALL = None  # every attribute callback must be made: the visitor handles them itself
 
 
@@ -111,34 +115,71 @@ def _own_callbacks(visitor_type: type, node_type: type) -> tuple | None:
     return real("visit"), real("leave")
 
 
-def _enter(self, visitor) -> bool:
-    own = _own_callbacks(type(visitor), type(self))
-    if own is None:
-        return visitor.on_visit(self)
-    return own[0] is None or own[0](visitor, self) is not False
+def _by_on_visit(visitor, node) -> bool:
+    return bool(visitor.on_visit(node))
 
 
-def _leave(self, visitor) -> None:
-    own = _own_callbacks(type(visitor), type(self))
+def _by_on_leave(visitor, node) -> None:
+    visitor.on_leave(node)
+
+
+def _always(visitor, node) -> bool:
+    return True
+
+
+def _nothing(visitor, node) -> None:
+    return None
+
+
+def _calling(visit) -> Callable:
+    def enter(visitor, node) -> bool:
+        return visit(visitor, node) is not False
+
+    return enter
+
+
+def _make_plan(visitor, node_type: type) -> tuple | None:
+    """How `visitor` visits a `node_type`: (enter, leave, ((field, attribute callbacks?), ...)), or None
+    when LibCST's own visit must run (a transformer, or a node type whose method does not fit the plan)."""
+    fields = visit_plan(node_type)
+    if fields is None or not _is_readonly(type(visitor)):
+        return None
+    own = _own_callbacks(type(visitor), node_type)
     if own is None:
-        visitor.on_leave(self)
-    elif own[1] is not None:
-        own[1](visitor, self)
+        enter, leave = _by_on_visit, _by_on_leave
+    else:
+        enter = _always if own[0] is None else _calling(own[0])
+        leave = _nothing if own[1] is None else own[1]
+    hooks = _attribute_hooks(visitor)
+    called = tuple((name, hooks is _ALL or (node_type.__name__, name) in hooks) for name in fields)
+    return enter, leave, called
+
+
+_plans_by_class: dict[type, dict] = {}
+
+
+def _plans(visitor) -> dict:
+    """Plans by node type: per visitor class, except a batched visitor's, whose callbacks are its members'
+    (kept on that visitor)."""
+    if type(visitor) is _BatchedCSTVisitor:
+        return visitor.__dict__.setdefault("_fastvisit_plans", {})
+    return _plans_by_class.setdefault(type(visitor), {})
 
 
 def _fast_visit(self, visitor):
-    if not _is_readonly(type(visitor)):
-        return _ORIGINAL_VISIT(self, visitor)
-    plan = visit_plan(type(self))
+    node_type = type(self)
+    plans = _plans(visitor)
+    plan = plans.get(node_type, _UNPLANNED)
+    if plan is _UNPLANNED:
+        plan = plans[node_type] = _make_plan(visitor, node_type)
     if plan is None:
         return _ORIGINAL_VISIT(self, visitor)
-    if _enter(self, visitor):
-        hooks, type_name = _attribute_hooks(visitor), type(self).__name__
-        for name in plan:
+    enter, leave, fields = plan
+    if enter(visitor, self):
+        for name, called in fields:
             value = getattr(self, name)
             if value is None and name == "format_spec":
                 continue  # LibCST skips an absent format spec without attribute callbacks
-            called = hooks is _ALL or (type_name, name) in hooks
             if called:
                 visitor.on_visit_attribute(self, name)
             if type(value) in NODE_TYPES:
@@ -148,8 +189,45 @@ def _fast_visit(self, visitor):
                     child.visit(visitor)
             if called:
                 visitor.on_leave_attribute(self, name)
-    _leave(self, visitor)
+    leave(visitor, self)
     return self
+
+
+_ASSIGNMENT_LIKE = scope_provider._ASSIGNMENT_LIKE_NODES
+_ASSIGNMENT_LIKE_TYPES = frozenset(t for t in NODE_TYPES if issubclass(t, _ASSIGNMENT_LIKE))
+_ORIGINAL_SCOPE_LEAVE = scope_provider.ScopeVisitor.on_leave
+_SCOPE_LEAVE_SOURCE = """
+def on_leave(self, original_node: cst.CSTNode) -> None:
+    self.provider.set_metadata(original_node, self.scope)
+    if isinstance(original_node, _ASSIGNMENT_LIKE_NODES):
+        self.scope._assignment_count += 1
+    super().on_leave(original_node)
+"""
+
+
+def _scope_leave(self, original_node: cst.CSTNode) -> None:
+    """ScopeVisitor.on_leave, testing the node's exact type against a set: `isinstance` against LibCST's
+    tuple of eighteen ABC classes took a fifth of a scope resolution. A type outside LibCST's own (a
+    subclass someone made) still goes through isinstance."""
+    self.provider.set_metadata(original_node, self.scope)
+    node_type = type(original_node)
+    if node_type in _ASSIGNMENT_LIKE_TYPES or (
+        node_type not in NODE_TYPES and isinstance(original_node, _ASSIGNMENT_LIKE)
+    ):
+        self.scope._assignment_count += 1
+    cst.CSTVisitor.on_leave(self, original_node)
+
+
+def _scope_leave_is_known() -> bool:
+    """Whether LibCST's ScopeVisitor.on_leave is the one `_scope_leave` restates (otherwise it is kept)."""
+    try:
+        source = inspect.getsource(_ORIGINAL_SCOPE_LEAVE)
+    except (OSError, TypeError):
+        return False
+    return textwrap.dedent(source).strip() == _SCOPE_LEAVE_SOURCE.strip()
+
+
+_SCOPE_LEAVE = _scope_leave if _scope_leave_is_known() else _ORIGINAL_SCOPE_LEAVE
 
 
 @contextmanager
@@ -159,6 +237,7 @@ def readonly_visits():
     with _lock:
         if _depth == 0:
             cst.CSTNode.visit = _fast_visit
+            scope_provider.ScopeVisitor.on_leave = _SCOPE_LEAVE
         _depth += 1
     try:
         yield
@@ -167,3 +246,4 @@ def readonly_visits():
             _depth -= 1
             if _depth == 0:
                 cst.CSTNode.visit = _ORIGINAL_VISIT
+                scope_provider.ScopeVisitor.on_leave = _ORIGINAL_SCOPE_LEAVE

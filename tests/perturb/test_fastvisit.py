@@ -83,11 +83,12 @@ def _scopes(module: cst.Module) -> list:
     rows: list = sorted((key(node), number[id(scope)]) for node, scope in scopes.items())
     for scope in {id(s): s for s in scopes.values() if s is not None}.values():
         assignments = sorted(
-            (a.name, key(getattr(a, "node", None)), sorted(key(r.node) for r in a.references))
+            (a.name, a._index, key(getattr(a, "node", None)), sorted(key(r.node) for r in a.references))
             for a in scope.assignments
         )
         accesses = sorted(
-            (key(a.node), sorted(key(getattr(r, "node", None)) for r in a.referents)) for a in scope.accesses
+            (key(a.node), a._index, sorted(key(getattr(r, "node", None)) for r in a.referents))
+            for a in scope.accesses
         )
         rows.append((number[id(scope)], number.get(id(scope.parent)), type(scope).__name__, assignments, accesses))
     return rows + sorted((key(node), str(context)) for node, context in contexts.items())
@@ -177,3 +178,18 @@ def test_typed_and_batched_visitors_see_the_same_calls():
     assert fast.events == plain.events
     assert ("args", 1) in plain_batch.events
     assert fast_batch.events == plain_batch.events
+
+
+def test_the_scope_visitor_shortcut_is_in_force_only_inside_the_block():
+    from libcst.metadata.scope_provider import ScopeVisitor
+
+    from repoanchor.perturb import fastvisit
+
+    before = ScopeVisitor.on_leave
+    assert fastvisit._scope_leave_is_known()  # the pinned LibCST's on_leave is the one restated
+    with readonly_visits():
+        assert ScopeVisitor.on_leave is fastvisit._scope_leave
+        with readonly_visits():
+            pass
+        assert ScopeVisitor.on_leave is fastvisit._scope_leave
+    assert ScopeVisitor.on_leave is before
