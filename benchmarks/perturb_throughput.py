@@ -27,8 +27,8 @@ import libcst as cst
 from timing import best
 
 from repoanchor.evals.harness.projects import fetch_sdist
-from repoanchor.perturb.engine import run_with_big_stack
 from repoanchor.perturb.source.files import python_files
+from repoanchor.perturb.speed.bigstack import run_with_big_stack
 from repoanchor.perturb.transforms import SPT_IDS
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 

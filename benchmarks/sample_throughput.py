@@ -22,12 +22,12 @@ from pathlib import Path
 import libcst as cst
 
 from repoanchor.evals.harness.projects import fetch_sdist
-from repoanchor.perturb.engine import run_with_big_stack
 from repoanchor.perturb.metadata import variant_metadata, write_metadata
 from repoanchor.perturb.sampler.build import apply_config
 from repoanchor.perturb.sampler.keywords import extract_keywords
 from repoanchor.perturb.sampler.sampler import SamplerConfig, assign_target_names, draw_plan, prepare
 from repoanchor.perturb.source.files import python_files
+from repoanchor.perturb.speed.bigstack import run_with_big_stack
 from repoanchor.perturb.tree import apply_tree
 from repoanchor.perturb.variant_git import init_single_commit
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from repoanchor.perturb.codegen import code_for_node, module_code
-from repoanchor.perturb.fastvisit import readonly_visits
 from repoanchor.perturb.results import SiteRecord, Skipped, snippet
 from repoanchor.perturb.sites import Site
+from repoanchor.perturb.speed.codegen import code_for_node, module_code
+from repoanchor.perturb.speed.fastvisit import readonly_visits
 
 
 @dataclass

@@ -9,29 +9,21 @@ offending pass is rolled back and reported as `Failed`. A pass that raises is `F
 
 from __future__ import annotations
 
-import gc
 import math
-import os
 import random
-import sys
-import threading
 import traceback
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from repoanchor.perturb.codegen import module_code
 from repoanchor.perturb.context import FileContext, ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
+from repoanchor.perturb.speed.codegen import module_code
+from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.transforms import get_transform
 from repoanchor.perturb.validation.compile_check import compile_error
-
-BIG_STACK_BYTES = 512 * 1024 * 1024
-RECURSION_LIMIT = 20_000
 
 
 @dataclass(frozen=True)
@@ -74,24 +66,6 @@ def transform_source(
     """Run `passes` over one file's bytes. Never raises for a bad file or a bad transform."""
     with cyclic_gc_deferred():
         return _transform_source(source, path, passes, seed, fraction, project or ProjectInfo())
-
-
-@contextmanager
-def cyclic_gc_deferred():
-    """Hold Python's cyclic garbage collector off for one file's work, and let it run after.
-
-    A file's parse and passes allocate hundreds of thousands of LibCST nodes, nearly all freed by
-    reference counting (LibCST trees hold no cycles); the collector's repeated passes over that
-    growing heap cost about a fifth of the work and find nothing. Cyclic garbage (astroid trees
-    link parents and children) is only delayed: the collector resumes when the file is done.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _transform_source(source, path, passes, seed, fraction, project) -> FileResult:
@@ -178,24 +152,3 @@ def _parse_reason(exc: Exception) -> str:
         return "unparseable: nesting too deep for the parser"
     first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return f"unparseable: not valid Python 3 ({first_line})"
-
-
-_executor: ThreadPoolExecutor | None = None
-_executor_pid: int | None = None
-
-
-def run_with_big_stack(fn, *args, **kwargs):
-    """Run `fn` in a thread with a 512 MiB stack: LibCST recurses deeply on real code.
-
-    The thread belongs to the process that started it: a forked worker inherits the executor
-    object but not its thread, so each process makes its own.
-    """
-    global _executor, _executor_pid
-    if _executor is None or _executor_pid != os.getpid():
-        _executor_pid = os.getpid()
-        sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
-        previous = threading.stack_size(BIG_STACK_BYTES)
-        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="big-stack")
-        _executor.submit(lambda: None).result()  # start the thread while the size applies
-        threading.stack_size(previous)
-    return _executor.submit(fn, *args, **kwargs).result()

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from repoanchor.perturb.context import ProjectInfo
-from repoanchor.perturb.engine import FileResult, PassSpec, rng_for, run_with_big_stack, transform_source
+from repoanchor.perturb.engine import FileResult, PassSpec, rng_for, transform_source
+from repoanchor.perturb.speed.bigstack import run_with_big_stack
 from repoanchor.perturb.transforms import get_transform_class
 
 if TYPE_CHECKING:

@@ -269,7 +269,7 @@ def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, d
     """
     from itertools import accumulate
 
-    from repoanchor.perturb.codegen import PlainState
+    from repoanchor.perturb.speed.codegen import PlainState
 
     wanted = {id(node) for node in nodes}
     marks: dict[int, tuple[int, int]] = {}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repoanchor.perturb.context import ProjectInfo
-from repoanchor.perturb.engine import rng_for, run_with_big_stack
+from repoanchor.perturb.engine import rng_for
 from repoanchor.perturb.filepass import run_file_passes, select_files
 from repoanchor.perturb.mirage.vocabulary import project_vocabulary
 from repoanchor.perturb.results import Outcome, Skipped
@@ -124,8 +124,8 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
         src, include_tests=config.include_tests, test_patterns=config.test_patterns, include_build=config.include_build
     )
     passes, outcomes = _usable_passes(config)
-    # The class index parses every file with `ast`: deep expressions need the engine's stack, as in the passes
-    project = run_with_big_stack(project_info, src, files, index_classes="dead-method" in passes, python=config.python)
+    indexed = "dead-method" in passes
+    project = project_info(src, files, index_classes=indexed, python=config.python, workers=config.workers)
     file_passes = [t for t in passes if scope_of(t) == "file"]
     selection = {t: select_files(files, t, config) for t in passes}
     results, parsed = run_file_passes(src, out, files, file_passes, selection, config, project, progress)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import traceback
 from typing import Any, ClassVar
 
-from repoanchor.perturb.engine import run_with_big_stack
 from repoanchor.perturb.results import Failed
+from repoanchor.perturb.speed.bigstack import run_with_big_stack
 from repoanchor.perturb.treectx import TreeContext
 
 

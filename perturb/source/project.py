@@ -1,63 +1,19 @@
-"""Whole-project facts a file-local transformation needs: supported Pythons, a class index."""
+"""Whole-project facts a file-local transformation needs: supported Pythons (`pythons.py`), a class index."""
 
 from __future__ import annotations
 
 import ast
-import configparser
 import re
-import sys
 import warnings
+from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.source.files import python_files
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
-DEFAULT_MIN_PYTHON = (3, 8)
-_LOWER_BOUND = re.compile(r"(>=|~=|>|==)\s*3\.(\d+)")
-_SETUP_PY = re.compile(r"python_requires\s*=\s*['\"]([^'\"]+)['\"]")
-
-
-def min_python(root: Path) -> tuple[int, int]:
-    """The oldest Python 3 the project declares (pyproject, setup.cfg, setup.py), else 3.8."""
-    spec = _requires_python(root)
-    if spec:
-        bounds = [(op, int(minor)) for op, minor in _LOWER_BOUND.findall(spec)]
-        if bounds:
-            minor = min(m + (1 if op == ">" else 0) for op, m in bounds)
-            return (3, minor)
-    return DEFAULT_MIN_PYTHON
-
-
-def _requires_python(root: Path) -> str | None:
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            spec = tomllib.loads(pyproject.read_text()).get("project", {}).get("requires-python")
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            spec = None
-        if spec:
-            return spec
-    setup_cfg = root / "setup.cfg"
-    if setup_cfg.is_file():
-        parser = configparser.ConfigParser(interpolation=None)
-        try:
-            parser.read(setup_cfg)
-            spec = parser.get("options", "python_requires", fallback=None)
-        except configparser.Error:
-            spec = None
-        if spec:
-            return spec
-    setup_py = root / "setup.py"
-    if setup_py.is_file():
-        match = _SETUP_PY.search(setup_py.read_text(errors="replace"))
-        if match:
-            return match.group(1)
-    return None
+from repoanchor.perturb.source.pythons import min_python
+from repoanchor.perturb.speed.bigstack import map_chunks
+from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 
 
 def _parsed(root: Path, files: list[str], wanted=lambda source: True):
@@ -75,20 +31,56 @@ def _parsed(root: Path, files: list[str], wanted=lambda source: True):
             continue
 
 
-def class_index(root: Path, files: list[str]) -> tuple[dict[str, set[str]], dict[str, list[str]], set[str]]:
+def class_index(
+    root: Path, files: list[str], workers: int = 1
+) -> tuple[dict[str, set[str]], dict[str, list[str]], set[str]]:
     """Class name -> member names and base names over `files` (same-named classes are merged), and the classes
-    whose members those files list (`enumerated_classes`), from one parse of each file."""
+    whose members those files list (`enumerated_classes`), from one parse of each file, on `workers` processes
+    (parts merged in file order: the same index as one pass)."""
     members: dict[str, set[str]] = {}
     bases: dict[str, list[str]] = {}
     enumerated: set[str] = set()
-    for source, tree in _parsed(root, files):
-        enumerated |= enumerated_classes(tree) if may_enumerate(source) else set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef):
+    for part_members, part_bases, part_enumerated in map_chunks(_class_index_part, files, workers, root):
+        for name, names in part_members.items():
+            members.setdefault(name, set()).update(names)
+        for name, found in part_bases.items():
+            known = bases.setdefault(name, [])
+            known.extend(b for b in found if b not in known)
+        enumerated |= part_enumerated
+    return members, bases, enumerated
+
+
+def _class_index_part(files: list[str], root: Path) -> tuple[dict[str, set[str]], dict[str, list[str]], set[str]]:
+    members: dict[str, set[str]] = {}
+    bases: dict[str, list[str]] = {}
+    enumerated: set[str] = set()
+    with cyclic_gc_deferred():  # `ast` trees hold no cycles
+        for source, tree in _parsed(root, files):
+            enumerated |= enumerated_classes(tree) if may_enumerate(source) else set()
+            for node in class_defs(tree):
                 members.setdefault(node.name, set()).update(_body_names(node.body))
                 known = bases.setdefault(node.name, [])
                 known.extend(b for b in (_last_name(e) for e in node.bases) if b and b not in known)
     return members, bases, enumerated
+
+
+_STATEMENT_LISTS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
+def class_defs(tree: ast.AST) -> Iterator[ast.ClassDef]:
+    """Every class statement in `tree`, in `ast.walk`'s order, walking statement lists only: a class is a
+    statement, so it never sits under an expression, and expressions are most of a tree's nodes.
+    (Breadth first, fields in their order, as `ast.walk`: same-named classes merge their bases in that order.)"""
+    queue = deque([tree])
+    while queue:
+        node = queue.popleft()
+        if isinstance(node, ast.ClassDef):
+            yield node
+        for name in node._fields:
+            if name in _STATEMENT_LISTS:
+                children = getattr(node, name, None)
+                if isinstance(children, list):
+                    queue.extend(children)
 
 
 def _body_names(body: list[ast.stmt]) -> set[str]:
@@ -187,17 +179,26 @@ def enumerated_classes(tree: ast.AST) -> set[str]:
     return visitor.found
 
 
-def enumeration_index(root: Path, indexed: list[str]) -> set[str]:
+def enumeration_index(root: Path, indexed: list[str], workers: int = 1) -> set[str]:
     """`enumerated_classes` over the tree's other Python files (tests included: a test may walk a class);
     `indexed` were already read by `class_index`."""
     others = sorted(set(python_files(root, include_tests=True, include_build=True)[0]) - set(indexed))
-    return set().union(*(enumerated_classes(tree) for _, tree in _parsed(root, others, may_enumerate)))
+    others = [rel for rel in others if may_enumerate((root / rel).read_bytes())]
+    return set().union(*map_chunks(_enumerations_in, others, workers, root))
 
 
-def project_info(root: Path, files: list[str], *, index_classes: bool, python: str | None = None) -> ProjectInfo:
-    """`python` ("3.9"): the one interpreter the variant must run under, instead of the declared minimum."""
+def _enumerations_in(files: list[str], root: Path) -> set[str]:
+    with cyclic_gc_deferred():
+        return set().union(*(enumerated_classes(tree) for _, tree in _parsed(root, files)))
+
+
+def project_info(
+    root: Path, files: list[str], *, index_classes: bool, python: str | None = None, workers: int = 1
+) -> ProjectInfo:
+    """`python` ("3.9"): the one interpreter the variant must run under, instead of the declared minimum.
+    The class index reads every file: on `workers` processes, each in a large stack (deep expressions)."""
     info = ProjectInfo(min_python=tuple(map(int, python.split(".")[:2])) if python else min_python(root))
     if index_classes:
-        info.class_members, info.class_bases, enumerated = class_index(root, files)
-        info.enumerated = enumerated | enumeration_index(root, files)
+        info.class_members, info.class_bases, enumerated = class_index(root, files, workers)
+        info.enumerated = enumerated | enumeration_index(root, files, workers)
     return info

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from repoanchor.perturb.codegen import code_for_node
+from repoanchor.perturb.speed.codegen import code_for_node
 
 COMPARE: dict[str, tuple[Callable[[object, object], bool], type[cst.BaseCompOp]]] = {
     "<": (operator.lt, cst.LessThan),

@@ -25,9 +25,9 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
+from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.transform_checks import scope_declaration_in, spaced
 
 AND_TEST = m.BooleanOperation(operator=m.And())

@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
+from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.transform_checks import scope_declaration_in
 from repoanchor.perturb.walk import walk
 

@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 from libcst._nodes.base import CSTCodegenError
 
-from repoanchor.perturb.codegen import code_for_node, module_code
+from repoanchor.perturb.speed.codegen import code_for_node, module_code
 from repoanchor.perturb.walk import children
 
 ROOT = Path(__file__).parents[2]

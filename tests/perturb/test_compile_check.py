@@ -51,7 +51,8 @@ def test_same_verdict_and_message_as_compile_then_parse(case: str, floor: tuple[
 
 def test_the_cases_cover_every_stage():
     verdicts = {case: compile_error(code, "m.py", (3, 8)) for case, code in CASES.items()}
-    assert verdicts["valid"] is None and verdicts["future annotations"] is None
+    assert verdicts["valid"] is None
+    assert verdicts["future annotations"] is None
     assert "grammar (3, 8)" in verdicts["match under an old floor"]
     assert compile_error(CASES["match under an old floor"], "m.py", CURRENT) is None
     assert "'break' outside loop" in verdicts["break outside a loop (code generation)"]

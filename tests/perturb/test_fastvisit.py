@@ -7,7 +7,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import ExpressionContextProvider, ScopeProvider
 
-from repoanchor.perturb.fastvisit import readonly_visits
+from repoanchor.perturb.speed.fastvisit import readonly_visits
 
 SOURCE = """
 from os import *
@@ -87,8 +87,7 @@ def _scopes(module: cst.Module) -> list:
             for a in scope.assignments
         )
         accesses = sorted(
-            (key(a.node), a._index, sorted(key(getattr(r, "node", None)) for r in a.referents))
-            for a in scope.accesses
+            (key(a.node), a._index, sorted(key(getattr(r, "node", None)) for r in a.referents)) for a in scope.accesses
         )
         rows.append((number[id(scope)], number.get(id(scope.parent)), type(scope).__name__, assignments, accesses))
     return rows + sorted((key(node), str(context)) for node, context in contexts.items())
@@ -183,7 +182,7 @@ def test_typed_and_batched_visitors_see_the_same_calls():
 def test_the_scope_visitor_shortcut_is_in_force_only_inside_the_block():
     from libcst.metadata.scope_provider import ScopeVisitor
 
-    from repoanchor.perturb import fastvisit
+    from repoanchor.perturb.speed import fastvisit
 
     before = ScopeVisitor.on_leave
     assert fastvisit._scope_leave_is_known()  # the pinned LibCST's on_leave is the one restated

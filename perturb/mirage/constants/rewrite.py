@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.mirage.constants.context import context_of, words_of
 from repoanchor.perturb.mirage.constants.loader import insert_loader, loader_statement, subscript
 from repoanchor.perturb.mirage.constants.names import fresh_key
 from repoanchor.perturb.sites import Site
+from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.transform_checks import node_spans
 from repoanchor.perturb.walk import replace_nodes
 

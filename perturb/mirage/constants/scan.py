@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.mirage.constants.rules import identity_compared, refusal
 from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.speed.codegen import code_for_node
 
 TRIVIAL = (0, 1, -1, "")
 KEYWORD_VALUES = {"True": True, "False": False, "None": None}

@@ -21,7 +21,6 @@ from typing import ClassVar
 
 import libcst as cst
 
-from repoanchor.perturb.codegen import module_bytes
 from repoanchor.perturb.mirage.base import ModuleByModule
 from repoanchor.perturb.mirage.constants.context import words_of
 from repoanchor.perturb.mirage.constants.loader import decode_resource, encode_resource, insertion_index
@@ -31,6 +30,7 @@ from repoanchor.perturb.mirage.constants.rewrite import Target, externalize
 from repoanchor.perturb.mirage.constants.scan import Scan, scan_module
 from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
+from repoanchor.perturb.speed.codegen import module_bytes
 from repoanchor.perturb.treectx import TreeContext
 
 REASONS = {

@@ -31,9 +31,9 @@ from functools import partial
 
 import libcst as cst
 
-from repoanchor.perturb.codegen import code_for_node, module_code
 from repoanchor.perturb.mirage.masking.mutations import choose
 from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.speed.codegen import code_for_node, module_code
 from repoanchor.perturb.transform_checks import dotted_name
 from repoanchor.perturb.walk import children, replace_nodes
 

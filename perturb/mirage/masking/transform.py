@@ -48,13 +48,13 @@ from pathlib import PurePosixPath
 
 import libcst as cst
 
-from repoanchor.perturb.engine import run_with_big_stack
 from repoanchor.perturb.mirage.masking.decoys import Decoy, make_decoys
 from repoanchor.perturb.mirage.masking.eligibility import DOCTEST_MODULES, TreeSurvey, refusal, survey_tree
 from repoanchor.perturb.mirage.masking.forwarder import forwarder_source
 from repoanchor.perturb.mirage.masking.names import hidden_name, module_name
 from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
+from repoanchor.perturb.speed.bigstack import run_with_big_stack
 from repoanchor.perturb.treectx import TransactionAborted, TreeContext
 from repoanchor.perturb.validation.compile_check import compile_error
 

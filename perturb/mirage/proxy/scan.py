@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from repoanchor.perturb.codegen import code_for_node
 from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.transform_checks import dotted_name
 from repoanchor.perturb.walk import walk
 

@@ -16,7 +16,6 @@ from typing import ClassVar
 
 import libcst as cst
 
-from repoanchor.perturb.codegen import code_for_node, module_bytes
 from repoanchor.perturb.engine import select_sites
 from repoanchor.perturb.mirage.base import ModuleByModule
 from repoanchor.perturb.mirage.proxy.chain import leaf_source, link_source, plan, split_rewrite, target_statements
@@ -25,6 +24,7 @@ from repoanchor.perturb.mirage.proxy.scan import has_relative_import, scan
 from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
+from repoanchor.perturb.speed.codegen import code_for_node, module_bytes
 from repoanchor.perturb.treectx import TreeContext
 from repoanchor.perturb.walk import replace_nodes
 
