@@ -145,7 +145,9 @@ def _make_plan(visitor, node_type: type) -> tuple | None:
     if fields is None or not _is_readonly(type(visitor)):
         return None
     own = _own_callbacks(type(visitor), node_type)
-    if own is None:
+    if type(visitor) is _BatchedCSTVisitor:
+        enter, leave = _batched_callbacks(visitor, node_type.__name__)
+    elif own is None:
         enter, leave = _by_on_visit, _by_on_leave
     else:
         enter = _always if own[0] is None else _calling(own[0])
@@ -153,6 +155,32 @@ def _make_plan(visitor, node_type: type) -> tuple | None:
     hooks = _attribute_hooks(visitor)
     called = tuple((name, hooks is _ALL or (node_type.__name__, name) in hooks) for name in fields)
     return enter, leave, called
+
+
+def _batched_callbacks(visitor: _BatchedCSTVisitor, type_name: str) -> tuple[Callable, Callable]:
+    """A batched visitor's on_visit and on_leave for one node type, its members' methods looked up once: the
+    same calls in the same order (before_visit, each visit_X; each leave_X, after_leave), and children always
+    visited, as `_BatchedCSTVisitor` does."""
+    before, after = visitor.before_visit, visitor.after_leave
+    visits = tuple(visitor.visitor_methods.get(f"visit_{type_name}", ()))
+    leaves = tuple(visitor.visitor_methods.get(f"leave_{type_name}", ()))
+
+    def enter(_visitor, node) -> bool:
+        if before is not None:
+            before(node)
+        for method in visits:
+            method(node)
+        return True
+
+    def leave(_visitor, node) -> None:
+        for method in leaves:
+            method(node)
+        if after is not None:
+            after(node)
+
+    quiet_enter = before is None and not visits
+    quiet_leave = after is None and not leaves
+    return (_always if quiet_enter else enter), (_nothing if quiet_leave else leave)
 
 
 _plans_by_class: dict[type, dict] = {}
