@@ -128,6 +128,8 @@ def _build_missing(
     done = {row["instance_id"] for row in rows if result_path(template.out, row["instance_id"]).is_file()}
     _remove_leftovers(template.out, done, template.keep_work)
     jobs = [replace(template, row=row) for row in rows if row["instance_id"] not in done]
+    if executor == "local" and (workers <= 1 or len(jobs) == 1):  # one instance at a time: its V and V' at once
+        jobs = [replace(job, pair_processes=2) for job in jobs]
     if executor == "ray":
         from repoanchor.evals.suites.build_ray import build_on_ray  # ray is imported only when asked for
 

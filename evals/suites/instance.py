@@ -69,6 +69,8 @@ class Work:
     with_gold: Path | None = None
     original_verdict: str | None = None
     keep: bool = False
+    pair_processes: int = 1
+    """Processes for a variant's two perturbations (V and V'), see `remap.perturb_pair`."""
     python_version: str | None = None
     """"X.Y" of the instance's interpreter (set by `prepare`)."""
     imports_ok: dict[str, bool] = field(default_factory=dict)
@@ -151,7 +153,9 @@ def build_task(work: Work, task_id: str, config: ApplyConfig, truth_extra: dict,
 def _make_variant(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
     name = safe_name(task_id)
     variant_gold = work.root / f"variant-gold-{name}"
-    report, report_gold = perturb_pair(work.original, work.with_gold, config, repo, variant_gold)
+    report, report_gold = perturb_pair(
+        work.original, work.with_gold, config, repo, variant_gold, processes=work.pair_processes
+    )
     try:  # the perturbation adds and rewrites files, never removes one: all of the original's must be there
         commit = init_single_commit(repo, expect=source_files(work.original))
     except IntegrityError as exc:

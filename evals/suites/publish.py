@@ -38,6 +38,8 @@ class InstanceJob:
     repo_cache: Path | None
     cache_dir: Path | None
     keep_work: bool = False
+    pair_processes: int = 1
+    """Processes perturbing a variant's V and V' at once: 2 where instances are built one at a time here."""
 
 
 def result_path(out: Path, instance_id: str) -> Path:
@@ -62,6 +64,7 @@ def run_instance(job: InstanceJob) -> None:
 def build_instance(job: InstanceJob, root: Path) -> Work:
     """The instance's tasks staged under `root`/export, its rejections recorded in the returned Work."""
     work = Work(job.row, job.config.kind, root, job.out, job.config.timeout, keep=job.keep_work)
+    work.pair_processes = job.pair_processes
     try:
         prepare(work, job.provider, job.repo_cache, job.cache_dir)
         BUILDERS[job.config.kind](work, job.config)

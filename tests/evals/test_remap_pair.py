@@ -1,0 +1,64 @@
+"""perturb_pair on two processes: V and V' perturbed at once are byte for byte, report for report, the pair
+perturbed one after the other (the RepoMirage transforms, whose draws run across the whole tree)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from test_suite import fixture_dataset
+
+from repoanchor.evals.suites.remap import perturb_pair
+from repoanchor.perturb.tree import ApplyConfig
+
+MIRAGE = ["proxy-imports", "runtime-target-masking", "constant-externalization"]
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_pair_on_two_processes_is_the_pair_one_after_the_other(seed: int, tmp_path_factory, tmp_path: Path):
+    cache, _ = fixture_dataset(tmp_path_factory)
+    original = tmp_path / "original"
+    shutil.copytree(cache / "ledger", original, ignore=shutil.ignore_patterns(".git"))
+    with_gold = tmp_path / "with-gold"
+    shutil.copytree(original, with_gold)
+    first = next(p for p in sorted(with_gold.rglob("*.py")) if "tests" not in p.parts and p.stat().st_size > 200)
+    first.write_text(first.read_text() + "\n\nADDED_BY_THE_FIX = 2\n")
+    config = ApplyConfig(MIRAGE, fraction=0.7, seed=seed, workers=1, check_interpreters=False)
+    runs = {}
+    for processes in (1, 2):
+        out = tmp_path / f"p{processes}"
+        reports = perturb_pair(original, with_gold, config, out / "v", out / "v-gold", processes=processes)
+        runs[processes] = (reports, tree_bytes(out / "v"), tree_bytes(out / "v-gold"))
+    (alone, v1, g1), (together, v2, g2) = runs[1], runs[2]
+    assert v1 == v2
+    assert g1 == g2
+    assert together == alone
+    assert v1 != tree_bytes(original)  # the trees were perturbed
+    assert g1 != v1  # and the gold tree carries the fix
+
+
+def _parent_death_signal(_: int) -> int:
+    import ctypes
+
+    from repoanchor.evals.suites.remap import _die_with_parent
+
+    _die_with_parent()
+    libc, found = ctypes.CDLL(None, use_errno=True), ctypes.c_int(-1)
+    libc.prctl(2, ctypes.byref(found))  # PR_GET_PDEATHSIG
+    return found.value
+
+
+def test_a_perturbing_process_is_killed_with_its_build():
+    import signal
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("prctl is Linux's")
+    with ProcessPoolExecutor(1) as pool:
+        assert pool.submit(_parent_death_signal, 0).result() == signal.SIGKILL
