@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from repoanchor.evals.cli.perturb import parse_options
+from repoanchor.evals.cli.inputs import parse_options
 from repoanchor.evals.presets.apply import suite_fields
 from repoanchor.evals.presets.model import Preset
 from repoanchor.evals.suites.kinds import SuiteConfig
