@@ -269,7 +269,7 @@ def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, d
     """
     from itertools import accumulate
 
-    from repoanchor.perturb.speed.codegen import PlainState
+    from repoanchor.perturb.speed.codegen import PlainState, emitting
 
     wanted = {id(node) for node in nodes}
     marks: dict[int, tuple[int, int]] = {}
@@ -293,7 +293,8 @@ def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, d
             return super().record_syntactic_position(node, **kwargs)
 
     state = MarkingState(default_indent=module.default_indent, default_newline=module.default_newline)
-    module._codegen(state)
+    with emitting():
+        module._codegen(state)
     offsets = list(accumulate(map(len, state.tokens), initial=0))
     return "".join(state.tokens), {key: (offsets[a], offsets[b]) for key, (a, b) in marks.items()}
 

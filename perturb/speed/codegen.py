@@ -3,18 +3,50 @@
 LibCST's `CodegenState` opens a generator-based context manager around every node it emits, only
 so that `PositionProvider` can subclass it and record where each node starts and ends. Plain
 emission never reads those positions, yet pays for the generator on every node: `PlainState`
-makes the hook one shared no-op context. The tokens, and so the text, are LibCST's own.
+makes the hook one shared no-op context. Every expression also opens a generator-based context for
+its parentheses (`_parenthesize`), although most have none: inside `emitting()` an expression without
+parentheses hands back the state's position context itself (the same enter and exit, for any state).
+The tokens, and so the text, are LibCST's own.
 """
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+import threading
+from contextlib import contextmanager, nullcontext
 
 import libcst as cst
+from libcst._nodes.expression import _BaseParenthesizedNode
 from libcst._nodes.internal import CodegenState
 
 _NO_POSITIONS = nullcontext()
 _DEFAULT = cst.Module(body=[])
+_ORIGINAL_PARENTHESIZE = _BaseParenthesizedNode._parenthesize
+_lock = threading.Lock()
+_depth = 0
+
+
+def _parenthesize(self, state: CodegenState):
+    """LibCST's `_parenthesize`, which with no parentheses to emit is exactly its position context."""
+    if not self.lpar and not self.rpar:
+        return state.record_syntactic_position(self)
+    return _ORIGINAL_PARENTHESIZE(self, state)
+
+
+@contextmanager
+def emitting():
+    """Within this block (any thread), expressions without parentheses skip LibCST's generator context."""
+    global _depth
+    with _lock:
+        if _depth == 0:
+            _BaseParenthesizedNode._parenthesize = _parenthesize
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                _BaseParenthesizedNode._parenthesize = _ORIGINAL_PARENTHESIZE
 
 
 class PlainState(CodegenState):
@@ -27,7 +59,8 @@ class PlainState(CodegenState):
 def code_for_node(node: cst.CSTNode, module: cst.Module = _DEFAULT) -> str:
     """`module.code_for_node(node)`: `node`'s code with `module`'s indentation and newline."""
     state = PlainState(default_indent=module.default_indent, default_newline=module.default_newline)
-    node._codegen(state)
+    with emitting():
+        node._codegen(state)
     return "".join(state.tokens)
 
 

@@ -43,3 +43,43 @@ def test_same_text_as_libcst(name: str, module: cst.Module):
             assert code_for_node(node, module) == expected, type(node).__name__
         if depth < 4:
             stack.extend((child, depth + 1) for child in children(node, "pruned"))
+
+
+def test_the_parentheses_shortcut_is_in_force_only_while_emitting():
+    from libcst._nodes.expression import _BaseParenthesizedNode
+
+    from repoanchor.perturb.speed import codegen
+
+    before = _BaseParenthesizedNode._parenthesize
+    with codegen.emitting():
+        assert _BaseParenthesizedNode._parenthesize is codegen._parenthesize
+        with codegen.emitting():
+            pass
+        assert _BaseParenthesizedNode._parenthesize is codegen._parenthesize
+    assert _BaseParenthesizedNode._parenthesize is before
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["x = ((a + b)) * (c)\n", "f((yield), [(1, 2)], {**(d)})\n", "y = -(a)[(0)]\nif (a):\n    z = (\n  b)\n"],
+)
+def test_spans_of_parenthesised_and_bare_expressions_are_libcsts(source: str):
+    """node_spans (a plain emission with marks, the shortcut in force) against LibCST's PositionProvider:
+    an expression's span never includes its own parentheses."""
+    from libcst.metadata import PositionProvider
+
+    from repoanchor.perturb.transform_checks import node_spans
+
+    module = cst.parse_module(source)
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    expressions = [node for node in positions if isinstance(node, cst.BaseExpression)]
+    text, spans = node_spans(module, expressions)
+    assert text == module.code
+    lines = text.splitlines(keepends=True)
+    starts = [sum(len(line) for line in lines[:i]) for i in range(len(lines) + 1)]
+    for node in expressions:
+        where = positions[node]
+        expected = (starts[where.start.line - 1] + where.start.column, starts[where.end.line - 1] + where.end.column)
+        assert spans[id(node)] == expected, module.code_for_node(node)
+    assert any(module.code_for_node(n).startswith("(") for n in expressions)  # parenthesised ones were checked
