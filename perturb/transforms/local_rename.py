@@ -48,12 +48,11 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 class _Occurrences:
-    """Names under a node in source order, those inside ``{...=}``, and global/nonlocal names."""
+    """Names under a node in source order, and those inside ``{...=}``."""
 
     def __init__(self) -> None:
         self.names: list[cst.Name] = []
         self.self_documenting: set[int] = set()
-        self.declared: set[str] = set()
         self._in_selfdoc = 0
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -67,6 +66,15 @@ class _Occurrences:
     def leave_FormattedStringExpression(self, original_node: cst.FormattedStringExpression) -> None:
         self._in_selfdoc -= original_node.equal is not None
 
+
+class _Declarations:
+    """Names declared ``global`` or ``nonlocal``: statements, so the walk never enters an expression."""
+
+    WALK = "statements"
+
+    def __init__(self) -> None:
+        self.declared: set[str] = set()
+
     def visit_Global(self, node: cst.Global) -> None:
         self.declared.update(item.name.value for item in node.names)
 
@@ -78,6 +86,12 @@ def _occurrences(node: cst.CSTNode) -> _Occurrences:
     found = _Occurrences()
     walk(found, node)
     return found
+
+
+def _declared(module: cst.Module) -> set[str]:
+    found = _Declarations()
+    walk(found, module)
+    return found.declared
 
 
 def _spelling(node: cst.CSTNode) -> cst.CSTNode:
@@ -98,7 +112,7 @@ class _Collector(SiteCollector):
         for scope in scopes:
             if scope.parent is not scope:
                 self.children.setdefault(id(scope.parent), []).append(scope)
-        self.declared = _occurrences(module).declared
+        self.declared = _declared(module)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         super().visit_FunctionDef(node)
