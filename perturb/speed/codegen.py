@@ -11,18 +11,17 @@ The tokens, and so the text, are LibCST's own.
 
 from __future__ import annotations
 
-import threading
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 
 import libcst as cst
 from libcst._nodes.expression import _BaseParenthesizedNode
 from libcst._nodes.internal import CodegenState
 
+from repoanchor.perturb.speed.patching import ClassPatch
+
 _NO_POSITIONS = nullcontext()
 _DEFAULT = cst.Module(body=[])
 _ORIGINAL_PARENTHESIZE = _BaseParenthesizedNode._parenthesize
-_lock = threading.Lock()
-_depth = 0
 
 
 def _parenthesize(self, state: CodegenState):
@@ -32,21 +31,12 @@ def _parenthesize(self, state: CodegenState):
     return _ORIGINAL_PARENTHESIZE(self, state)
 
 
-@contextmanager
+_EMITTING = ClassPatch((_BaseParenthesizedNode, "_parenthesize", _parenthesize))
+
+
 def emitting():
     """Within this block (any thread), expressions without parentheses skip LibCST's generator context."""
-    global _depth
-    with _lock:
-        if _depth == 0:
-            _BaseParenthesizedNode._parenthesize = _parenthesize
-        _depth += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                _BaseParenthesizedNode._parenthesize = _ORIGINAL_PARENTHESIZE
+    return _EMITTING.applied()
 
 
 class PlainState(CodegenState):

@@ -18,24 +18,21 @@ import functools
 import inspect
 import re
 import textwrap
-import threading
 import weakref
 from collections.abc import Callable
-from contextlib import contextmanager
 
 import libcst as cst
 from libcst._batched_visitor import _BatchedCSTVisitor
 from libcst._typed_visitor import CSTTypedVisitorFunctions
 from libcst.metadata import scope_provider
 
+from repoanchor.perturb.speed.patching import ClassPatch
 from repoanchor.perturb.walk import NODE_TYPES
 
 _ORIGINAL_VISIT = cst.CSTNode.visit
 _CALL = re.compile(r"\bvisit_(\w+)\(")
 _FIELD_CALL = re.compile(r"\bvisit_(required|optional|sentinel|sequence|body_sequence)\(\s*self,\s*\"(\w+)\",")
 _SEQUENCES = (tuple, list)
-_lock = threading.Lock()
-_depth = 0
 
 
 @functools.cache
@@ -258,20 +255,9 @@ def _scope_leave_is_known() -> bool:
 _SCOPE_LEAVE = _scope_leave if _scope_leave_is_known() else _ORIGINAL_SCOPE_LEAVE
 
 
-@contextmanager
+_READONLY = ClassPatch((cst.CSTNode, "visit", _fast_visit), (scope_provider.ScopeVisitor, "on_leave", _SCOPE_LEAVE))
+
+
 def readonly_visits():
     """Within this block, read-only visits (any thread) skip node rebuilding; results are the same."""
-    global _depth
-    with _lock:
-        if _depth == 0:
-            cst.CSTNode.visit = _fast_visit
-            scope_provider.ScopeVisitor.on_leave = _SCOPE_LEAVE
-        _depth += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                cst.CSTNode.visit = _ORIGINAL_VISIT
-                scope_provider.ScopeVisitor.on_leave = _ORIGINAL_SCOPE_LEAVE
+    return _READONLY.applied()

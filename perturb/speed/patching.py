@@ -1,0 +1,37 @@
+"""Swapping methods of LibCST classes for faster equivalents, only while our own code runs.
+
+`fastvisit.readonly_visits` and `codegen.emitting` share this: the swap is made by the outermost of
+nested blocks in any thread and undone when the last one ends.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+class ClassPatch:
+    """`(owner, name, replacement)` swaps of attributes each `owner` defines itself, made while any block is open."""
+
+    def __init__(self, *swaps: tuple[type, str, object]) -> None:
+        self._swaps = swaps
+        self._originals = [vars(owner)[name] for owner, name, _ in swaps]  # KeyError: not the owner's own
+        self._lock = threading.Lock()
+        self._depth = 0
+
+    @contextmanager
+    def applied(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth == 0:
+                for owner, name, replacement in self._swaps:
+                    setattr(owner, name, replacement)
+            self._depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                if self._depth == 0:
+                    for (owner, name, _), original in zip(self._swaps, self._originals, strict=True):
+                        setattr(owner, name, original)
