@@ -14,6 +14,7 @@ import libcst as cst
 from repoanchor.perturb.results import SiteRecord, Skipped, snippet
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.speed.codegen import code_for_node, module_code
+from repoanchor.perturb.speed.emission import FileEmission
 from repoanchor.perturb.speed.fastvisit import readonly_visits
 
 
@@ -42,6 +43,9 @@ class FileContext:
     project: ProjectInfo = field(default_factory=ProjectInfo)
     skips: list[Skipped] = field(default_factory=list)
     changes: list[SiteRecord] = field(default_factory=list)
+    emission: FileEmission = field(default_factory=FileEmission)
+    """The file's emissions and block line counts; every pass over one file shares it, so an unchanged
+    statement is emitted once."""
     _wrappers: dict[int, cst.MetadataWrapper] = field(default_factory=dict)
     _code: str | None = None
 
@@ -49,7 +53,7 @@ class FileContext:
     def code(self) -> str:
         """The source text of `module`, emitted on first use (emitting is not free)."""
         if self._code is None:
-            self._code = module_code(self.module)
+            self._code = self.emission.code(self.module)
         return self._code
 
     @property
@@ -83,21 +87,26 @@ class FileContext:
 
     def changed(self, site: Site, before: cst.CSTNode, after: cst.CSTNode | cst.FlattenSentinel) -> None:
         """Record a rewrite of `site`; called by a transformer when it replaces a node."""
-        before_code = code_of(before)
-        after_code = code_of(after, known=(before, before_code))
+        before_code = code_of(before, emission=self.emission)
+        after_code = code_of(after, known=(before, before_code), emission=self.emission)
         self.changes.append(SiteRecord(site.where, snippet(before_code), snippet(after_code)))
 
 
-def code_of(node: cst.CSTNode | cst.FlattenSentinel, known: tuple[cst.CSTNode, str] | None = None) -> str:
+def code_of(
+    node: cst.CSTNode | cst.FlattenSentinel,
+    known: tuple[cst.CSTNode, str] | None = None,
+    emission: FileEmission | None = None,
+) -> str:
     """Source of a node for a snippet; long blocks are abbreviated before rendering (rendering is not free).
     `known`: a node already rendered and its code, reused where a FlattenSentinel holds that very node (an
-    insertion beside an unchanged statement)."""
+    insertion beside an unchanged statement). `emission`: the file's, whose kept statements are reused."""
     if isinstance(node, cst.FlattenSentinel):
         parts = node.nodes[:SNIPPET_STATEMENTS]
-        return "".join(known[1] if known and n is known[0] else code_of(n) for n in parts)
+        return "".join(known[1] if known and n is known[0] else code_of(n, emission=emission) for n in parts)
     if isinstance(node, cst.Module):
         return module_code(node)
-    return code_for_node(_abbreviate(node))
+    abbreviated = _abbreviate(node)
+    return emission.node_code(abbreviated) if emission else code_for_node(abbreviated)
 
 
 SNIPPET_STATEMENTS = 4
@@ -113,17 +122,21 @@ def _abbreviate(node: cst.CSTNode, depth: int = 0) -> cst.CSTNode:
     """
     if isinstance(node, cst.IndentedBlock):
         # Head and tail survive: insertions land first (wrappers) or last (appended methods).
-        body = list(node.body)
         if depth >= SNIPPET_DEPTH:
             return node.with_changes(body=[_ELLIPSIS_LINE])
-        if len(body) > SNIPPET_STATEMENTS:
-            body = [*body[: SNIPPET_STATEMENTS - 2], _ELLIPSIS_LINE, body[-1]]
-        return node.with_changes(body=[s if s is _ELLIPSIS_LINE else _abbreviate(s, depth + 1) for s in body])
+        kept = node.body
+        if len(kept) > SNIPPET_STATEMENTS:
+            kept = [*kept[: SNIPPET_STATEMENTS - 2], _ELLIPSIS_LINE, kept[-1]]
+        body = [s if s is _ELLIPSIS_LINE else _abbreviate(s, depth + 1) for s in kept]
+        same = len(body) == len(node.body) and all(new is old for new, old in zip(body, node.body, strict=True))
+        return node if same else node.with_changes(body=body)  # an unchanged node can reuse its kept code
     changes = {}
-    for name in ("body", "orelse", "finalbody", "handlers"):
+    for name in ("body", "orelse", "finalbody"):
         child = getattr(node, name, None)
-        if isinstance(child, cst.CSTNode):
-            changes[name] = _abbreviate(child, depth)
-        elif name == "handlers" and child:
-            changes[name] = [_abbreviate(h, depth) for h in child]
+        if isinstance(child, cst.CSTNode) and (short := _abbreviate(child, depth)) is not child:
+            changes[name] = short
+    handlers = getattr(node, "handlers", None) or ()
+    shortened = [_abbreviate(handler, depth) for handler in handlers]
+    if any(new is not old for new, old in zip(shortened, handlers, strict=True)):
+        changes["handlers"] = shortened
     return node.with_changes(**changes) if changes else node

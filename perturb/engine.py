@@ -20,7 +20,7 @@ from repoanchor.perturb.context import FileContext, ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
-from repoanchor.perturb.speed.codegen import module_code
+from repoanchor.perturb.speed.emission import FileEmission
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.transforms import get_transform
 from repoanchor.perturb.validation.compile_check import compile_error
@@ -75,27 +75,33 @@ def _transform_source(source, path, passes, seed, fraction, project) -> FileResu
     except (SourceError, cst.ParserSyntaxError, RecursionError) as exc:
         reason = _parse_reason(exc)
         return FileResult(path, None, [Skipped(get_transform(p.transform).id, path, reason) for p in passes])
-    final, outcomes, code = _run_passes(module, text, path, passes, seed, fraction, project, check_each=False)
+    emission = FileEmission()  # shared by every pass over this file, rerun included
+    final, outcomes, code = _run_passes(
+        module, text, path, passes, seed, fraction, project, check_each=False, emission=emission
+    )
     if not any(isinstance(o, Applied) for o in outcomes):
         return FileResult(path, None, outcomes)
-    code = _emitted(final, code, text)
+    code = _emitted(final, code, text, emission)
     if compile_error(code, path, project.min_python):
-        final, outcomes, code = _run_passes(module, text, path, passes, seed, fraction, project, check_each=True)
+        final, outcomes, code = _run_passes(
+            module, text, path, passes, seed, fraction, project, check_each=True, emission=emission
+        )
         if not any(isinstance(o, Applied) for o in outcomes):
             return FileResult(path, None, outcomes)
-        code = _emitted(final, code, text)
+        code = _emitted(final, code, text, emission)
     return FileResult(path, code.encode(final.encoding), outcomes)
 
 
-def _emitted(module: cst.Module, code: str | None, text: str) -> str:
-    """`module`'s code: the text a pass already emitted for it, or one codegen now.
+def _emitted(module: cst.Module, code: str | None, text: str, emission: FileEmission) -> str:
+    """`module`'s code: the text a pass already emitted for it, or an emission now (reusing the statements
+    earlier emissions of the file made).
 
     The file's own text is never reused here: LibCST's emission can differ from it (form feeds),
     and the output has always been an emission of the final module."""
-    return code if code is not None and code is not text else module_code(module)
+    return code if code is not None and code is not text else emission.code(module, keep=False)
 
 
-def _run_passes(module, text, path, passes, seed, fraction, project, *, check_each: bool):
+def _run_passes(module, text, path, passes, seed, fraction, project, *, check_each: bool, emission: FileEmission):
     outcomes: list[Outcome] = []
     code: str | None = text
     for index, spec in enumerate(passes):
@@ -107,11 +113,12 @@ def _run_passes(module, text, path, passes, seed, fraction, project, *, check_ea
             rng_for(seed, transform.id, path, str(index)),
             spec.keywords,
             project,
+            emission=emission,
             _code=code,
         )
         new_module, outcome = _run_pass(transform, module, ctx, fraction)
         if check_each and isinstance(outcome, Applied):
-            new_code = module_code(new_module)
+            new_code = emission.code(new_module)
             error = compile_error(new_code, path, project.min_python)
             if error:
                 reason = f"output does not compile, rolled back: {error}"

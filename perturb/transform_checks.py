@@ -287,54 +287,22 @@ def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, d
             marks[self.key] = (self.start, len(self.tokens))
 
     class MarkingState(PlainState):
+        popped = False
+
         def record_syntactic_position(self, node: cst.CSTNode, **kwargs: object):
             if id(node) in wanted:
                 return Mark(self.tokens, id(node))
             return super().record_syntactic_position(node, **kwargs)
 
+        def pop_trailing_newline(self) -> None:
+            self.popped = True  # dropped below: a span that ends the file may hold that newline's token
+
     state = MarkingState(default_indent=module.default_indent, default_newline=module.default_newline)
     with emitting():
         module._codegen(state)
     offsets = list(accumulate(map(len, state.tokens), initial=0))
-    return "".join(state.tokens), {key: (offsets[a], offsets[b]) for key, (a, b) in marks.items()}
-
-
-def block_line_counts(module: cst.Module) -> tuple[str, dict[int, int]]:
-    """The module's code and id(indented block) -> lines from its first statement's first line to its
-    last statement's last (the code comes free with the count: callers keep it rather than emit again).
-
-    Leading comments and a first statement's decorators are not counted. One `node_spans`
-    codegen; only statement-level nodes are walked, since no block lives in an expression.
-    """
-    from bisect import bisect_left
-
-    from repoanchor.perturb.walk import children
-
-    holders = (
-        cst.Module,
-        cst.IndentedBlock,
-        cst.BaseCompoundStatement,
-        cst.Else,
-        cst.Finally,
-        cst.ExceptHandler,
-        cst.ExceptStarHandler,
-        cst.MatchCase,
-    )
-    blocks, stack = [], [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.IndentedBlock) and node.body:
-            blocks.append(node)
-        stack.extend(child for child in children(node) if isinstance(child, holders))
-    text, spans = node_spans(module, [stmt for block in blocks for stmt in (block.body[0], block.body[-1])])
-    newlines = [found.start() for found in re.finditer("\n", text)]
-
-    def line(offset: int) -> int:
-        return bisect_left(newlines, offset) + 1
-
-    return text, {
-        id(block): line(spans[id(block.body[-1])][1] - 1) - line(spans[id(block.body[0])][0]) + 1 for block in blocks
-    }
+    text = "".join(state.tokens[:-1] if state.popped and state.tokens else state.tokens)
+    return text, {key: (offsets[a], min(offsets[b], len(text))) for key, (a, b) in marks.items()}
 
 
 def bound_names(module: cst.Module) -> tuple[set[str], bool]:

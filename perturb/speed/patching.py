@@ -10,13 +10,16 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+_INHERITED = object()
+
 
 class ClassPatch:
-    """`(owner, name, replacement)` swaps of attributes each `owner` defines itself, made while any block is open."""
+    """`(owner, name, replacement)` swaps made while any block is open. An attribute `owner` only inherits is
+    set on `owner` and removed again afterwards, so the inherited one is back."""
 
     def __init__(self, *swaps: tuple[type, str, object]) -> None:
         self._swaps = swaps
-        self._originals = [vars(owner)[name] for owner, name, _ in swaps]  # KeyError: not the owner's own
+        self._originals = [vars(owner).get(name, _INHERITED) for owner, name, _ in swaps]
         self._lock = threading.Lock()
         self._depth = 0
 
@@ -34,4 +37,7 @@ class ClassPatch:
                 self._depth -= 1
                 if self._depth == 0:
                     for (owner, name, _), original in zip(self._swaps, self._originals, strict=True):
-                        setattr(owner, name, original)
+                        if original is _INHERITED:
+                            delattr(owner, name)
+                        else:
+                            setattr(owner, name, original)

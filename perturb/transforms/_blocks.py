@@ -15,7 +15,7 @@ import libcst.matchers as m
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
-from repoanchor.perturb.transform_checks import block_line_counts, docstring_count
+from repoanchor.perturb.transform_checks import docstring_count
 
 FUTURE_IMPORT = m.SimpleStatementLine([m.ZeroOrMore(), m.ImportFrom(module=m.Name("__future__")), m.ZeroOrMore()])
 
@@ -32,7 +32,7 @@ class BlockCollector(SiteCollector):
     def __init__(self, ctx: FileContext, module: cst.Module, *, lines: tuple[int, int], wraps: bool) -> None:
         super().__init__()
         self.ctx = ctx
-        text, self.lines = block_line_counts(module)
+        text, self.lines = ctx.emission.block_lines(module)
         ctx.remember_code(module, text)
         self.min_lines, self.max_lines = lines
         self.wraps = wraps

@@ -93,3 +93,15 @@ def test_the_cyclic_collector_waits_for_the_file_and_is_restored(enabled_before:
     assert enabled_during is False
     gc.collect()
     assert cycle() is None  # nothing the pass left behind outlives a collection
+
+
+@pytest.mark.parametrize("transform", ["dead-code", "if-true-wrap", "try-reraise-wrap"])
+def test_block_passes_apply_to_a_file_ending_in_a_block_without_a_newline(transform: str):
+    """The file's last newline is dropped inside the last block's last statement: its span must still count
+    (this once failed every block pass over such a file with an IndexError)."""
+    src = b"def f(x):\n    for i in x:\n        a = 1\n        b = 2\n        c = 3\n        d = 4\n"
+    src += b"        if a:\n            g(a)"
+    result = transform_source(src, "m.py", [PassSpec(transform)], fraction=1.0)
+    assert [type(o) for o in result.outcomes] == [Applied]
+    assert not result.new_source.endswith(b"\n")
+    compile(result.new_source, "m.py", "exec")

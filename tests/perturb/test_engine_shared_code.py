@@ -1,5 +1,6 @@
-"""One emission per module state: text emitted by one pass (line counts, spans) is handed on to
-later passes and to the output, and must equal a fresh codegen of the final module."""
+"""One emission per module state, each statement emitted once per file: text emitted by one pass (line
+counts, spans) is handed on to later passes and to the output, and must equal a fresh codegen of the final
+module."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import libcst as cst
 
 from repoanchor.perturb.context import FileContext, ProjectInfo
 from repoanchor.perturb.engine import PassSpec, _run_passes, rng_for, transform_source
+from repoanchor.perturb.speed.emission import FileEmission
 
 SRC = b'''\
 def f(a, b):
@@ -35,7 +37,15 @@ PASSES = [
 def test_the_output_is_the_final_modules_own_codegen():
     result = transform_source(SRC, "m.py", PASSES, seed=3, fraction=1.0)
     final, outcomes, code = _run_passes(
-        cst.parse_module(SRC), SRC.decode(), "m.py", PASSES, 3, 1.0, ProjectInfo(), check_each=False
+        cst.parse_module(SRC),
+        SRC.decode(),
+        "m.py",
+        PASSES,
+        3,
+        1.0,
+        ProjectInfo(),
+        check_each=False,
+        emission=FileEmission(),
     )
     assert result.outcomes == outcomes
     assert result.new_source == final.bytes

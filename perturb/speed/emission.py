@@ -1,0 +1,239 @@
+"""Emitting successive states of one module, each statement's code made once, and block line counts.
+
+A pass rewrites a few sites and leaves most statements the very objects they were (LibCST nodes are
+immutable). `FileEmission` keeps each emitted statement's code by identity, cut at every indentation and
+less the indentation it sat under: emitting a later state (the next pass's source, the final output)
+re-emits only new statements, and an unchanged one is its kept pieces joined by the indentation it sits
+under now (a wrapper moves statements one level in). The text is LibCST's own, token for token.
+
+A block's line count (from its first statement's first syntactic line, after comments and decorators,
+to its last statement's last line) depends on the block alone, since indentation never adds a newline:
+each statement's newlines are counted once, when it is first emitted, and every block of every later
+state is counted from its statements' numbers.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst._nodes.base import CSTNode
+
+from repoanchor.perturb.speed.codegen import PlainState, code_for_node, emitting, module_code
+from repoanchor.perturb.speed.patching import ClassPatch
+from repoanchor.perturb.walk import NODE_TYPES, children
+
+_HOLDER_CLASSES = (
+    cst.Module,
+    cst.IndentedBlock,
+    cst.BaseCompoundStatement,
+    cst.Else,
+    cst.Finally,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.MatchCase,
+)
+_SNIPPET = cst.Module(body=[])  # the defaults `code_for_node` emits a lone node under
+_HOLDERS = frozenset(t for t in NODE_TYPES if issubclass(t, _HOLDER_CLASSES))  # exact types: isinstance on ABCs is slow
+
+
+@dataclass(frozen=True)
+class _Statement:
+    node: cst.BaseStatement
+    """Kept alive: entries are found by id(node)."""
+    total: int
+    """Newlines in the statement's whole code (leading lines, decorators, its last newline)."""
+    head: int
+    """Newlines before its syntactic start."""
+    tail: int
+    """Newlines before the last character of its syntactic span."""
+    last_token: str
+    """Its code's last token, which a module without a trailing newline drops at the end of the file."""
+    pieces: tuple[str, ...]
+    """Its code cut at each indentation, less the indentation it sat under: joined by wherever it sits."""
+
+
+class FileEmission:
+    """Code and block line counts of successive states of one module, each statement emitted once."""
+
+    def __init__(self) -> None:
+        self._statements: dict[int, _Statement] = {}
+        self._defaults: tuple[str, str] | None = None
+
+    def code(self, module: cst.Module, *, keep: bool = True) -> str:
+        """`module.code`. `keep=False` for a last emission: its new statements are not kept for later ones."""
+        return self._emit(module, keep)
+
+    def node_code(self, node: cst.CSTNode) -> str:
+        """`code_for_node(node)` (default indentation and newline), statements kept from this file's emissions
+        reused when they were made under those same defaults."""
+        if self._defaults != (_SNIPPET.default_indent, _SNIPPET.default_newline):
+            return code_for_node(node)
+        indent, newline = self._defaults
+        state = _KeepingState(self._statements, default_indent=indent, default_newline=newline)
+        with emitting(), _STATEMENTS_REUSED.applied():
+            node._codegen(state)
+        state.keep_emitted()
+        return "".join(state.tokens)
+
+    def block_lines(self, module: cst.Module) -> tuple[str, dict[int, int]]:
+        """The module's code and id(block) -> line count of each indented block that holds a statement."""
+        text = self._emit(module, keep=True)
+        found = self._statements
+
+        def count(block: cst.IndentedBlock) -> int:
+            before_last = sum(found[id(stmt)].total for stmt in block.body[:-1])
+            return before_last + found[id(block.body[-1])].tail - found[id(block.body[0])].head + 1
+
+        return text, {id(block): count(block) for block in indented_blocks(module)}
+
+    def _emit(self, module: cst.Module, keep: bool) -> str:
+        if not keep and not self._statements:
+            return module_code(module)  # nothing to reuse, nothing to keep: LibCST's emission as it is
+        self._defaults = (module.default_indent, module.default_newline)  # the same for every state of a file
+        kind = _KeepingState if keep else _ReusingState
+        state = kind(self._statements, default_indent=module.default_indent, default_newline=module.default_newline)
+        with emitting(), _STATEMENTS_REUSED.applied():
+            module._codegen(state)
+        if keep:
+            state.keep_emitted()
+        return state.text()
+
+
+def indented_blocks(module: cst.Module) -> list[cst.IndentedBlock]:
+    """Every indented block with a statement; only statement-level nodes are walked (no block lives in an
+    expression)."""
+    blocks, stack = [], [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.IndentedBlock) and node.body:
+            blocks.append(node)
+        stack.extend(child for child in children(node) if type(child) in _HOLDERS)
+    return blocks
+
+
+class _Mark:
+    """Token indices around one statement's syntactic span (the last span LibCST records for it)."""
+
+    def __init__(self, state: _KeepingState, key: int) -> None:
+        self.state, self.key = state, key
+
+    def __enter__(self) -> None:
+        self.start = len(self.state.tokens)
+
+    def __exit__(self, *exc: object) -> None:
+        self.state.spans[self.key] = (self.start, len(self.state.tokens))
+
+
+class _ReusingState(PlainState):
+    """A plain emission in which a kept statement is its kept code."""
+
+    def __init__(self, known: dict[int, _Statement], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.known = known
+        self.popped = False
+        self.reused: dict[int, str] = {}
+        """Index of each reused statement's last token -> that statement's own last token."""
+
+    def statement(self, node: cst.BaseStatement, kwargs: dict) -> None:
+        entry = None if kwargs else self.known.get(id(node))  # kwargs change the code: `elif` for an If
+        if entry is not None and entry.node is node:
+            self._reuse(entry)
+        else:
+            CSTNode._codegen(node, self, **kwargs)
+
+    def _reuse(self, entry: _Statement) -> None:
+        """The kept code, its outer indentation (left out when kept) put back at each place."""
+        self.tokens.append("".join(self.indent_tokens).join(entry.pieces))
+        self.reused[len(self.tokens) - 1] = entry.last_token
+
+    def pop_trailing_newline(self) -> None:
+        self.popped = True  # applied by `text`, so that token indices stay valid until the end
+
+    def text(self) -> str:
+        tokens = self.tokens
+        if self.popped and tokens:
+            last = self.reused.get(len(tokens) - 1)
+            if last is not None:  # the dropped token is the reused code's own last one
+                return "".join(tokens[:-1]) + tokens[-1][: len(tokens[-1]) - len(last)]
+            return "".join(tokens[:-1])
+        return "".join(tokens)
+
+
+class _KeepingState(_ReusingState):
+    """A reusing emission that also notes where new statements, their syntactic spans and every indentation
+    fall, so that `keep_emitted` keeps the new statements' code and newlines."""
+
+    def __init__(self, known: dict[int, _Statement], **kwargs) -> None:
+        super().__init__(known, **kwargs)
+        self.emitted: list[tuple[cst.BaseStatement, int, int, int]] = []
+        self.spans: dict[int, tuple[int, int] | None] = {}
+        self.indents: list[int] = []
+        """Token index of each indentation emitted (all of `indent_tokens`, one token each), in order."""
+
+    def add_indent_tokens(self) -> None:
+        self.indents.append(len(self.tokens))
+        self.tokens.extend(self.indent_tokens)
+
+    def statement(self, node: cst.BaseStatement, kwargs: dict) -> None:
+        if kwargs:  # an If emitted as `elif`: neither reused nor kept (its code differs from the plain If's)
+            CSTNode._codegen(node, self, **kwargs)
+            return
+        entry = self.known.get(id(node))
+        if entry is not None and entry.node is node:
+            self._reuse(entry)
+            return
+        start = len(self.tokens)
+        self.spans[id(node)] = None  # wanted: its syntactic span is marked
+        CSTNode._codegen(node, self, **kwargs)
+        self.emitted.append((node, len(self.indent_tokens), start, len(self.tokens)))
+
+    def _reuse(self, entry: _Statement) -> None:
+        tokens, indent = self.tokens, self.indent_tokens
+        tokens.append(entry.pieces[0])
+        for piece in entry.pieces[1:]:
+            self.indents.append(len(tokens))  # noted: a new statement around this one cuts its pieces here
+            tokens.extend(indent)
+            tokens.append(piece)
+        self.reused[len(tokens) - 1] = entry.last_token
+
+    def record_syntactic_position(self, node, **kwargs):
+        if id(node) in self.spans:
+            return _Mark(self, id(node))
+        return super().record_syntactic_position(node, **kwargs)
+
+    def keep_emitted(self) -> None:
+        for node, depth, start, end in self.emitted:
+            if id(node) not in self.known:
+                self.known[id(node)] = self._measured(node, depth, start, end)
+
+    def _measured(self, node: cst.BaseStatement, depth: int, start: int, end: int) -> _Statement:
+        tokens = self.tokens
+        first, past = self.spans[id(node)]
+        before_span = "".join(tokens[start:first])
+        to_span_end = before_span + "".join(tokens[first:past])
+        pieces, at = [], start
+        for index in self.indents[bisect_left(self.indents, start) : bisect_left(self.indents, end)]:
+            pieces.append("".join(tokens[at:index]))
+            at = index + depth  # the statement's own indentation: whatever it sits under next time
+        pieces.append("".join(tokens[at:end]))
+        return _Statement(
+            node,
+            total=sum(piece.count("\n") for piece in pieces),  # indentation holds no newline
+            head=before_span.count("\n"),
+            tail=to_span_end[:-1].count("\n"),
+            last_token=self.reused.get(end - 1, tokens[end - 1]),
+            pieces=tuple(pieces),
+        )
+
+
+def _reusing_codegen(self, state, **kwargs) -> None:
+    if type(state) in _REUSING_STATES:
+        state.statement(self, kwargs)
+    else:
+        CSTNode._codegen(self, state, **kwargs)
+
+
+_REUSING_STATES = frozenset({_ReusingState, _KeepingState})
+_STATEMENTS_REUSED = ClassPatch((cst.BaseStatement, "_codegen", _reusing_codegen))
