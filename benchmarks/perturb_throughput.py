@@ -5,7 +5,9 @@ re-emitting every selected non-test module (single process, and on `--workers` c
 `--rounds`), each variant is `apply_tree` at phi = 0.7 over all files (file fraction 1.0) on the
 same cores, including the tree copy and the cross-interpreter compile checks (best of `--rounds`).
 `--draws N` times the trios drawn with seeds `--seed` .. `--seed + N - 1` (the benchmark's draw:
-3 of the 14 SPTs) and reports each ratio, the worst and the median. `--files K` keeps K evenly
+3 of the 14 SPTs) and reports each ratio, the worst and the median. Each draw's ratio is to a floor
+timed right before it (the load of a shared machine drifts over the run); the ratio to the run's first
+floor is reported beside it. `--files K` keeps K evenly
 spaced modules for a quicker run (the report says how many). Usage:
 
     python benchmarks/perturb_throughput.py [--seed 0] [--draws 10] [--transforms a b c] [--workers 2]
@@ -94,6 +96,8 @@ def report(root: Path, files: list[str], args) -> dict:
     draws = []
     for seed in seeds:
         trio = args.transforms or random.Random(seed).sample(list(SPT_IDS), 3)
+        # The floor again, right before its draw: other tenants' load drifts over a run of many minutes.
+        floor = best(args.rounds, lambda: baseline(paths, args.workers))
         seconds, changed = time_draw(root, trio, seed, args.workers, args.rounds)
         draws.append(
             {
@@ -101,7 +105,9 @@ def report(root: Path, files: list[str], args) -> dict:
                 "transforms": trio,
                 "files_changed": changed,
                 "variant_s": round(seconds, 2),
-                "ratio": round(seconds / base_n, 3),
+                "floor_s": round(floor, 2),
+                "ratio": round(seconds / floor, 3),
+                "ratio_to_first_floor": round(seconds / base_n, 3),
             }
         )
         print(json.dumps(draws[-1]), file=sys.stderr, flush=True)
