@@ -67,7 +67,8 @@ class FileEmission:
 
     def node_code(self, node: cst.CSTNode) -> str:
         """`code_for_node(node)` (default indentation and newline), statements kept from this file's emissions
-        reused when they were made under those same defaults."""
+        reused when they were made under those same defaults; its new statements are kept in turn (a snippet's
+        inserted statement is usually in the output too)."""
         if self._defaults != (_SNIPPET.default_indent, _SNIPPET.default_newline):
             return code_for_node(node)
         indent, newline = self._defaults
