@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst._nodes.base import CSTNode
 
-from repoanchor.perturb.speed.codegen import PlainState, code_for_node, emitting, module_code
+from repoanchor.perturb.speed.codegen import _NO_POSITIONS, PlainState, code_for_node, emitting, module_code
 from repoanchor.perturb.speed.patching import ClassPatch
 from repoanchor.perturb.walk import NODE_TYPES, children
 
@@ -200,9 +200,8 @@ class _KeepingState(_ReusingState):
         self.reused[len(tokens) - 1] = entry.last_token
 
     def record_syntactic_position(self, node, **kwargs):
-        if id(node) in self.spans:
-            return _Mark(self, id(node))
-        return super().record_syntactic_position(node, **kwargs)
+        # Called for every node: PlainState's shared no-op context directly, without a second call.
+        return _Mark(self, id(node)) if id(node) in self.spans else _NO_POSITIONS
 
     def keep_emitted(self) -> None:
         for node, depth, start, end in self.emitted:
