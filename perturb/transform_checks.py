@@ -269,40 +269,17 @@ def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, d
     """
     from itertools import accumulate
 
-    from repoanchor.perturb.speed.codegen import PlainState, emitting
+    from repoanchor.perturb.speed.codegen import MarkingState, emitting
 
-    wanted = {id(node) for node in nodes}
-    marks: dict[int, tuple[int, int]] = {}
-
-    class Mark:
-        """Token indices around one wanted node (the other nodes get PlainState's shared no-op)."""
-
-        def __init__(self, tokens: list[str], key: int) -> None:
-            self.tokens, self.key = tokens, key
-
-        def __enter__(self) -> None:
-            self.start = len(self.tokens)
-
-        def __exit__(self, *exc: object) -> None:
-            marks[self.key] = (self.start, len(self.tokens))
-
-    class MarkingState(PlainState):
-        popped = False
-
-        def record_syntactic_position(self, node: cst.CSTNode, **kwargs: object):
-            if id(node) in wanted:
-                return Mark(self.tokens, id(node))
-            return super().record_syntactic_position(node, **kwargs)
-
-        def pop_trailing_newline(self) -> None:
-            self.popped = True  # dropped below: a span that ends the file may hold that newline's token
-
-    state = MarkingState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state = MarkingState(
+        {id(node): None for node in nodes}, default_indent=module.default_indent, default_newline=module.default_newline
+    )
     with emitting():
         module._codegen(state)
     offsets = list(accumulate(map(len, state.tokens), initial=0))
-    text = "".join(state.tokens[:-1] if state.popped and state.tokens else state.tokens)
-    return text, {key: (offsets[a], min(offsets[b], len(text))) for key, (a, b) in marks.items()}
+    text = state.text()  # a span that ends the file may hold the dropped newline's token: clipped to the text
+    marked = {key: span for key, span in state.spans.items() if span is not None}
+    return text, {key: (offsets[a], min(offsets[b], len(text))) for key, (a, b) in marked.items()}
 
 
 def bound_names(module: cst.Module) -> tuple[set[str], bool]:

@@ -46,6 +46,39 @@ class PlainState(CodegenState):
         return _NO_POSITIONS
 
 
+class TokenSpan:
+    """Token indices around one node's syntactic position, stored as `spans[key]` when it closes."""
+
+    def __init__(self, tokens: list[str], spans: dict, key: int) -> None:
+        self.tokens, self.spans, self.key = tokens, spans, key
+
+    def __enter__(self) -> None:
+        self.start = len(self.tokens)
+
+    def __exit__(self, *exc: object) -> None:
+        self.spans[self.key] = (self.start, len(self.tokens))
+
+
+class MarkingState(PlainState):
+    """A plain emission that marks the token span of each node whose id is a key of `spans` (the last span
+    recorded wins), and leaves the file's dropped last newline to `text()`, so marked indices stay valid."""
+
+    def __init__(self, spans: dict[int, tuple[int, int] | None] | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.spans = {} if spans is None else spans
+        self.popped = False
+
+    def record_syntactic_position(self, node, **kwargs):
+        # Called for every node: the shared no-op context directly for the unmarked ones.
+        return TokenSpan(self.tokens, self.spans, id(node)) if id(node) in self.spans else _NO_POSITIONS
+
+    def pop_trailing_newline(self) -> None:
+        self.popped = True  # applied by `text`
+
+    def text(self) -> str:
+        return "".join(self.tokens[:-1] if self.popped and self.tokens else self.tokens)
+
+
 def code_for_node(node: cst.CSTNode, module: cst.Module = _DEFAULT) -> str:
     """`module.code_for_node(node)`: `node`'s code with `module`'s indentation and newline."""
     state = PlainState(default_indent=module.default_indent, default_newline=module.default_newline)

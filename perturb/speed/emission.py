@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst._nodes.base import CSTNode
 
-from repoanchor.perturb.speed.codegen import _NO_POSITIONS, PlainState, code_for_node, emitting, module_code
+from repoanchor.perturb.speed.codegen import MarkingState, code_for_node, emitting, module_code
 from repoanchor.perturb.speed.patching import ClassPatch
 from repoanchor.perturb.walk import NODE_TYPES, children
 
@@ -63,6 +63,9 @@ class FileEmission:
 
     def code(self, module: cst.Module, *, keep: bool = True) -> str:
         """`module.code`. `keep=False` for a last emission: its new statements are not kept for later ones."""
+        if not keep and not self._statements:
+            return module_code(module)  # nothing to reuse, nothing to keep: LibCST's emission as it is
+        self._defaults = (module.default_indent, module.default_newline)  # the same for every state of a file
         return self._emit(module, keep)
 
     def node_code(self, node: cst.CSTNode) -> str:
@@ -71,16 +74,11 @@ class FileEmission:
         inserted statement is usually in the output too)."""
         if self._defaults != (_SNIPPET.default_indent, _SNIPPET.default_newline):
             return code_for_node(node)
-        indent, newline = self._defaults
-        state = _KeepingState(self._statements, default_indent=indent, default_newline=newline)
-        with emitting(), _STATEMENTS_REUSED.applied():
-            node._codegen(state)
-        state.keep_emitted()
-        return "".join(state.tokens)
+        return self._emit(node, keep=True)
 
     def block_lines(self, module: cst.Module) -> tuple[str, dict[int, int]]:
         """The module's code and id(block) -> line count of each indented block that holds a statement."""
-        text = self._emit(module, keep=True)
+        text = self.code(module)
         found = self._statements
 
         def count(block: cst.IndentedBlock) -> int:
@@ -89,14 +87,12 @@ class FileEmission:
 
         return text, {id(block): count(block) for block in indented_blocks(module)}
 
-    def _emit(self, module: cst.Module, keep: bool) -> str:
-        if not keep and not self._statements:
-            return module_code(module)  # nothing to reuse, nothing to keep: LibCST's emission as it is
-        self._defaults = (module.default_indent, module.default_newline)  # the same for every state of a file
+    def _emit(self, node: cst.CSTNode, keep: bool) -> str:
+        indent, newline = self._defaults
         kind = _KeepingState if keep else _ReusingState
-        state = kind(self._statements, default_indent=module.default_indent, default_newline=module.default_newline)
+        state = kind(self._statements, default_indent=indent, default_newline=newline)
         with emitting(), _STATEMENTS_REUSED.applied():
-            module._codegen(state)
+            node._codegen(state)
         if keep:
             state.keep_emitted()
         return state.text()
@@ -114,26 +110,12 @@ def indented_blocks(module: cst.Module) -> list[cst.IndentedBlock]:
     return blocks
 
 
-class _Mark:
-    """Token indices around one statement's syntactic span (the last span LibCST records for it)."""
-
-    def __init__(self, state: _KeepingState, key: int) -> None:
-        self.state, self.key = state, key
-
-    def __enter__(self) -> None:
-        self.start = len(self.state.tokens)
-
-    def __exit__(self, *exc: object) -> None:
-        self.state.spans[self.key] = (self.start, len(self.state.tokens))
-
-
-class _ReusingState(PlainState):
+class _ReusingState(MarkingState):
     """A plain emission in which a kept statement is its kept code."""
 
     def __init__(self, known: dict[int, _Statement], **kwargs) -> None:
         super().__init__(**kwargs)
         self.known = known
-        self.popped = False
         self.reused: dict[int, str] = {}
         """Index of each reused statement's last token -> that statement's own last token."""
 
@@ -142,24 +124,22 @@ class _ReusingState(PlainState):
         if entry is not None and entry.node is node:
             self._reuse(entry)
         else:
-            CSTNode._codegen(node, self, **kwargs)
+            self._emit_new(node, kwargs)
+
+    def _emit_new(self, node: cst.BaseStatement, kwargs: dict) -> None:
+        CSTNode._codegen(node, self, **kwargs)
 
     def _reuse(self, entry: _Statement) -> None:
         """The kept code, its outer indentation (left out when kept) put back at each place."""
         self.tokens.append("".join(self.indent_tokens).join(entry.pieces))
         self.reused[len(self.tokens) - 1] = entry.last_token
 
-    def pop_trailing_newline(self) -> None:
-        self.popped = True  # applied by `text`, so that token indices stay valid until the end
-
     def text(self) -> str:
         tokens = self.tokens
-        if self.popped and tokens:
-            last = self.reused.get(len(tokens) - 1)
-            if last is not None:  # the dropped token is the reused code's own last one
-                return "".join(tokens[:-1]) + tokens[-1][: len(tokens[-1]) - len(last)]
-            return "".join(tokens[:-1])
-        return "".join(tokens)
+        last = self.reused.get(len(tokens) - 1)
+        if self.popped and last is not None:  # the dropped token is the reused code's own last one
+            return "".join(tokens[:-1]) + tokens[-1][: len(tokens[-1]) - len(last)]
+        return super().text()
 
 
 class _KeepingState(_ReusingState):
@@ -169,7 +149,6 @@ class _KeepingState(_ReusingState):
     def __init__(self, known: dict[int, _Statement], **kwargs) -> None:
         super().__init__(known, **kwargs)
         self.emitted: list[tuple[cst.BaseStatement, int, int, int]] = []
-        self.spans: dict[int, tuple[int, int] | None] = {}
         self.indents: list[int] = []
         """Token index of each indentation emitted (all of `indent_tokens`, one token each), in order."""
 
@@ -177,17 +156,13 @@ class _KeepingState(_ReusingState):
         self.indents.append(len(self.tokens))
         self.tokens.extend(self.indent_tokens)
 
-    def statement(self, node: cst.BaseStatement, kwargs: dict) -> None:
-        if kwargs:  # an If emitted as `elif`: neither reused nor kept (its code differs from the plain If's)
+    def _emit_new(self, node: cst.BaseStatement, kwargs: dict) -> None:
+        if kwargs:  # an If emitted as `elif`: not kept (its code differs from the plain If's)
             CSTNode._codegen(node, self, **kwargs)
-            return
-        entry = self.known.get(id(node))
-        if entry is not None and entry.node is node:
-            self._reuse(entry)
             return
         start = len(self.tokens)
         self.spans[id(node)] = None  # wanted: its syntactic span is marked
-        CSTNode._codegen(node, self, **kwargs)
+        CSTNode._codegen(node, self)
         self.emitted.append((node, len(self.indent_tokens), start, len(self.tokens)))
 
     def _reuse(self, entry: _Statement) -> None:
@@ -198,10 +173,6 @@ class _KeepingState(_ReusingState):
             tokens.extend(indent)
             tokens.append(piece)
         self.reused[len(tokens) - 1] = entry.last_token
-
-    def record_syntactic_position(self, node, **kwargs):
-        # Called for every node: PlainState's shared no-op context directly, without a second call.
-        return _Mark(self, id(node)) if id(node) in self.spans else _NO_POSITIONS
 
     def keep_emitted(self) -> None:
         for node, depth, start, end in self.emitted:

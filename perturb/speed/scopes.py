@@ -144,9 +144,9 @@ SHORTCUT = tuple(ScopeProvider.METADATA_DEPENDENCIES) == (ExpressionContextProvi
 
 def resolve_scopes(wrapper: cst.MetadataWrapper) -> Mapping[cst.CSTNode, object]:
     """`wrapper.resolve(ScopeProvider)`, the expression contexts from `stored_names` when none are resolved."""
-    metadata = getattr(wrapper, "_metadata", None)
-    resolved = set(metadata) if isinstance(metadata, dict) else {ScopeProvider}
-    shortcut = SHORTCUT and not {ExpressionContextProvider, ScopeProvider} & resolved
+    metadata = getattr(wrapper, "_metadata", None)  # LibCST's private cache of resolved providers
+    untouched = isinstance(metadata, dict) and not {ExpressionContextProvider, ScopeProvider} & metadata.keys()
+    shortcut = SHORTCUT and untouched
     if shortcut:
         metadata[ExpressionContextProvider] = _Contexts(stored_names(wrapper.module))
     try:
