@@ -10,6 +10,7 @@ from libcst._nodes.base import CSTCodegenError
 
 from repoanchor.perturb.speed.codegen import code_for_node, module_code
 from repoanchor.perturb.walk import children
+from tests.support.modules import module_id, named_modules
 
 ROOT = Path(__file__).parents[2]
 SOURCES = sorted((ROOT / "perturb").rglob("*.py")) + sorted((Path(__file__).parent / "cases").rglob("*.py"))
@@ -21,14 +22,7 @@ ODD = [
 ]
 
 
-def _modules():
-    for path in SOURCES:
-        yield path.name, cst.parse_module(path.read_bytes())
-    for index, text in enumerate(ODD):
-        yield f"odd-{index}", cst.parse_module(text)
-
-
-@pytest.mark.parametrize(("name", "module"), list(_modules()), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(("name", "module"), named_modules(SOURCES, ODD, "odd"), ids=module_id)
 def test_same_text_as_libcst(name: str, module: cst.Module):
     assert module_code(module) == module.code
     stack = [(module, 0)]

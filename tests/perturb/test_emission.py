@@ -13,6 +13,7 @@ import pytest
 from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.speed.emission import FileEmission, indented_blocks
 from repoanchor.perturb.transform_checks import node_spans
+from tests.support.modules import module_id, named_modules
 
 ROOT = Path(__file__).parents[2]
 SOURCES = sorted((ROOT / "perturb" / "transforms").glob("*.py")) + sorted((ROOT / "perturb" / "speed").glob("*.py"))
@@ -61,14 +62,7 @@ class _Wrap(cst.CSTTransformer):
         return updated_node.with_changes(body=updated_node.body.with_changes(body=[first, *updated_node.body.body]))
 
 
-def _modules():
-    for path in SOURCES:
-        yield path.name, cst.parse_module(path.read_bytes())
-    for index, text in enumerate(ODD):
-        yield f"odd-{index}", cst.parse_module(text)
-
-
-@pytest.mark.parametrize(("name", "module"), list(_modules()), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(("name", "module"), named_modules(SOURCES, ODD, "odd"), ids=module_id)
 def test_successive_states_emit_and_count_as_fresh(name: str, module: cst.Module):
     emission = FileEmission()
     states = [module]

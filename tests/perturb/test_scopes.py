@@ -11,6 +11,7 @@ from libcst.metadata import ExpressionContext, ExpressionContextProvider, ScopeP
 
 from repoanchor.perturb.speed.scopes import resolve_scopes, stored_names
 from repoanchor.perturb.walk import children
+from tests.support.modules import module_id, named_modules
 
 ROOT = Path(__file__).parents[2]
 SOURCES = sorted((ROOT / "perturb").rglob("*.py")) + sorted((ROOT / "evals" / "harness").glob("*.py"))
@@ -27,13 +28,6 @@ TRICKY = [
     "async def f():\n    async for a in b:\n        async with c as d:\n            e: 'T'\n            await g(h=i)\n",
     "print(f'{x=} {y!r:>{w}}')\nz = (yield)\n",
 ]
-
-
-def _modules():
-    for path in SOURCES:
-        yield path.name, cst.parse_module(path.read_bytes())
-    for index, text in enumerate(TRICKY):
-        yield f"tricky-{index}", cst.parse_module(text)
 
 
 def _summary(scopes, module: cst.Module):
@@ -60,7 +54,7 @@ def _summary(scopes, module: cst.Module):
     return placed, described
 
 
-@pytest.mark.parametrize(("name", "module"), list(_modules()), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(("name", "module"), named_modules(SOURCES, TRICKY, "tricky"), ids=module_id)
 def test_same_bound_names_and_scopes_as_libcst(name: str, module: cst.Module):
     contexts = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(ExpressionContextProvider)
     stored = {node for node, context in contexts.items() if context is ExpressionContext.STORE}
