@@ -14,6 +14,7 @@ import subprocess
 import sys
 import traceback
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +128,8 @@ def build_task(work: Work, task_id: str, config: ApplyConfig, truth_extra: dict,
         with work.clock.stage("perturbation"):  # the variant, its commit and the remapped patch
             truth = {**_make_variant(work, task_id, config, repo), **truth_extra}
         check = clone(repo, work.root / f"check-{name}")
-        truth["validation"] = validate_task(check, truth, work.env, work.timeout, work.clock)
+        excuse = partial(_failing_in_original, work)
+        truth["validation"] = validate_task(check, truth, work.env, work.timeout, work.clock, excuse)
     except Rejected as exc:
         shutil.rmtree(repo, ignore_errors=True)
         reason = _explain(work, exc)
@@ -180,19 +182,26 @@ def _make_variant(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> 
         "level1": {
             "files": changed,
             "patch_files": [f for f in patched_files(patch) if f.endswith(".py")],
-            "modules": _importable(work, changed),
+            "modules": _candidate_modules(work, changed),
         },
         "metadata": metadata,
         "version_tag": tag,
     }
 
 
-def _importable(work: Work, changed: list[str]) -> dict[str, str]:
-    """Changed modules of the original that import there once installed: the variant must import them too.
+def _candidate_modules(work: Work, changed: list[str]) -> dict[str, str]:
+    """The changed modules of the original (new files have no original to compare with): the variant must
+    import each of them, unless the original does not either (`_failing_in_original`, asked only after
+    the variant's import check failed)."""
+    return module_names(work.original, [f for f in changed if (work.original / f).is_file()])
 
-    Checked in one installed clone of the original per instance; each module's answer is kept."""
-    candidates = module_names(work.original, [f for f in changed if (work.original / f).is_file()])
-    unknown = {name: root for name, root in candidates.items() if name not in work.imports_ok}
+
+def _failing_in_original(work: Work, modules: dict[str, str]) -> set[str]:
+    """Which of `modules` (that failed to import in a variant) fail in the installed original too.
+
+    The original is installed and imported only when a variant's check fails, in one clone per instance,
+    and each module's answer is kept: a variant that imports everything never pays for a second install."""
+    unknown = {name: root for name, root in modules.items() if name not in work.imports_ok}
     if unknown:
         tree = work.root / "original-imports"
         with work.clock.stage("imports"):
@@ -201,7 +210,7 @@ def _importable(work: Work, changed: list[str]) -> dict[str, str]:
                 install_for_imports(tree, work.env, work.timeout)
             failing = import_errors(tree, unknown, work.env)
         work.imports_ok.update({name: name not in failing for name in unknown})
-    return {name: root for name, root in candidates.items() if work.imports_ok[name]}
+    return {name for name in modules if not work.imports_ok[name]}
 
 
 def _explain(work: Work, exc: Rejected) -> str:

@@ -93,10 +93,11 @@ def _git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *who, *args], cwd=repo, capture_output=True, text=True, check=True).stdout
 
 
-def make_version_project(root: Path) -> tuple[Path, Path]:
-    """(repo cache, dataset): the repository as `root/acme__verpkg` and a one-row dataset beside it."""
+def make_version_project(root: Path, extra: dict[str, str] | None = None, install: str = "") -> tuple[Path, Path]:
+    """(repo cache, dataset): the repository as `root/acme__verpkg` and a one-row dataset beside it; `extra`
+    files join the package's, `install` runs after its install step."""
     repo = root / "acme__verpkg"
-    for rel, text in FILES.items():
+    for rel, text in {**FILES, **(extra or {})}.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(text)
     _git(root, "init", "-q", "-b", "main", str(repo))
@@ -127,7 +128,7 @@ def make_version_project(root: Path) -> tuple[Path, Path]:
         "PASS_TO_PASS": json.dumps([f"tests/test_rates.py::{name}" for name in P2P]),
         "repoanchor_test_cmd": "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python -m pytest -rA -p no:cacheprovider {tests}",
         "repoanchor_log_parser": "pytest",
-        "repoanchor_install": "python make_version.py",
+        "repoanchor_install": " && ".join(filter(None, ["python make_version.py", install])),
     }
     dataset = root / "dataset.jsonl"
     dataset.write_text(json.dumps(row) + "\n")
