@@ -22,7 +22,8 @@ DEFAULT_CACHE = Path.home() / ".cache" / "repoanchor"
 def build(
     dataset: Annotated[str, typer.Argument(help="SWE-bench-format dataset: parquet, JSONL, JSON, folder or HF id.")],
     instances: Annotated[
-        list[str] | None, typer.Option("--instances", "-i", help="Only these instance ids (repeat the option).")
+        list[str] | None,
+        typer.Option("--instances", "-i", help="Only these instance ids: 'a,b' or the option repeated."),
     ] = None,
     repo_cache: Annotated[
         Path | None,
@@ -66,6 +67,7 @@ def build(
     loaded = load_dataset(dataset)
     for error in loaded.errors:
         err.print(f"[yellow]skipped[/] {error}")
+    instances = [part.strip() for value in instances or [] for part in value.split(",") if part.strip()]
     rows = [row for row in loaded.rows if not instances or row["instance_id"] in set(instances)]
     unknown = sorted(set(instances or []) - {row["instance_id"] for row in loaded.rows})
     if unknown:

@@ -81,8 +81,11 @@ def build(
     timeout: Annotated[float, typer.Option(help="Seconds allowed for one test run.")] = 1800.0,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     instances: Annotated[
-        str | None,
-        typer.Option(help="Only these instances: ids 'a,b', 're:PATTERN' (re.match on the id) or a slice '0:50'."),
+        list[str] | None,
+        typer.Option(
+            help="Only these instances: ids 'a,b' (or the option repeated), 're:PATTERN' (re.match on the id) "
+            "or a slice '0:50'."
+        ),
     ] = None,
     sample: Annotated[int | None, typer.Option(help="Draw N of the (filtered) instances, stratified.")] = None,
     stratify: Annotated[

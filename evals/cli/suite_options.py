@@ -9,16 +9,18 @@ from repoanchor.evals.cli.inputs import parse_options
 from repoanchor.evals.presets.apply import suite_fields
 from repoanchor.evals.presets.model import Preset
 from repoanchor.evals.suites.kinds import SuiteConfig
-from repoanchor.evals.suites.selection import Selection
+from repoanchor.evals.suites.selection import Selection, joined_instances
 from repoanchor.perturb.sampler.sampler import SamplerConfig
 from repoanchor.perturb.transforms import SPT_IDS
 from repoanchor.perturb.tree import ApplyConfig, check_options
 
 
 def selection_from(
-    instances: str | None, sample: int | None, stratify: str | None, seed: int, min_per_stratum: int
+    instances: list[str] | None, sample: int | None, stratify: str | None, seed: int, min_per_stratum: int
 ) -> Selection | None:
-    """None when no option asks for a subset: the whole dataset, and a header like before."""
+    """None when no option asks for a subset: the whole dataset, and a header like before. `instances`: the
+    values of each `--instances` given (see `joined_instances`)."""
+    instances = joined_instances(instances)
     if stratify and sample is None:
         raise ValueError("--stratify needs --sample N (how many instances to draw)")
     if instances is None and sample is None:

@@ -52,6 +52,19 @@ def select(rows: list[dict], selection: Selection) -> tuple[list[dict], dict]:
     return chosen, record
 
 
+def joined_instances(values: list[str] | None) -> str | None:
+    """`--instances` given once or repeated: repeats of id lists join into one list; a pattern or a slice must
+    be the only value (a repeat used to replace the earlier ones without a word)."""
+    if not values:
+        return None
+    if len(values) == 1:
+        return values[0]
+    alone = [value for value in values if value.strip().startswith("re:") or SLICE.match(value.strip())]
+    if alone:
+        raise SelectionError(f"--instances: {alone[0]!r} must be given alone; repeat --instances only with ids")
+    return ",".join(value.strip() for value in values)
+
+
 def filter_instances(rows: list[dict], spec: str | None) -> list[dict]:
     if spec is None or not spec.strip():
         return list(rows)

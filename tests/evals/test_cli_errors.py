@@ -81,6 +81,8 @@ CASES = [
     ("suite images emptydir --bogus", 2, "No such option: --bogus"),
     # images
     ("images build", 2, "Missing argument 'dataset'"),
+    ("images build ok.jsonl --instances fixture__ledger-1,x__y-2 -i z__w-3", 2, "not in ok.jsonl: x__y-2, z__w-3"),
+    ("suite build row.jsonl --instances a__b-1 --instances re:a", 2, "'re:a' must be given alone"),
     # eval
     ("eval missing.yaml", 2, "missing.yaml: cannot read the config"),
     ("eval bad.yaml", 2, "bad.yaml: cannot read the config: while parsing a flow sequence"),

@@ -150,6 +150,7 @@ def test_ablation_options_reach_the_suite_config(tmp_path, args, recorded):
         (["--suite", "original", "-t", "dead-code"], "the original suite perturbs nothing"),
         (["--stratify", "repo"], "--stratify needs --sample N"),
         (["--instances", "re:zz"], "--instances: no instance id matches 'zz'"),
+        (["--instances", "fixture__ledger-1", "--instances", "0:2"], "'0:2' must be given alone"),
     ],
 )
 def test_bad_build_options_exit_2_naming_the_option(ledger, args, message):
@@ -169,3 +170,17 @@ def test_original_suite_records_its_selection(ledger, tmp_path):
     assert manifest["tasks"] == 1
     tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     assert [task["instance_id"] for task in tasks] == ["fixture__ledger-2"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--instances", "fixture__ledger-1", "--instances", "fixture__ledger-3"],
+        ["--instances", "fixture__ledger-1,fixture__ledger-3"],
+    ],
+    ids=["repeated", "comma-separated"],
+)
+def test_repeated_instances_add_up(ledger, args):
+    result = CliRunner().invoke(app, ["build", str(ledger), *args, "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["selection"]["ids"] == ["fixture__ledger-1", "fixture__ledger-3"]
