@@ -13,14 +13,21 @@ as a fresh import of it would at that point. A node whose import fails falls bac
 name below it (the exact messages); a child that dies (a module calling os._exit, a crash) is retried the
 `isolated` way in a fresh fork, then reported as crashed, and no longer takes the other modules with it.
 Python 3.6 syntax (the oldest interpreter SWE-bench specs use); without os.fork it runs `isolated`.
+
+Bytecode goes to a temporary `sys.pycache_prefix` (Python 3.8+), removed at the end: the checked tree gets no
+`__pycache__`, and a module compiled by one child is not compiled again by each later one (a package with a
+light `__init__`, as pytest's `_pytest`, has every child import most of it). Older Pythons write none.
 """
 
 IMPORT_SCRIPT = r'''
-import importlib, json, os, sys, warnings
+import importlib, json, os, shutil, sys, tempfile, warnings
 warnings.simplefilter("ignore")
 sys.path[:0] = json.loads(sys.argv[1])
 NAMES = json.loads(sys.argv[2])
 STRATEGY = sys.argv[3] if len(sys.argv) > 3 else "fork"
+PREFIX = tempfile.mkdtemp(prefix="repoanchor-pyc-") if sys.version_info >= (3, 8) else None
+if PREFIX:
+    sys.pycache_prefix, sys.dont_write_bytecode = PREFIX, False
 
 
 def attempt(name):
@@ -98,7 +105,11 @@ def node(prefix):
     return errors
 
 
-errors = node("") if STRATEGY == "fork" and hasattr(os, "fork") else isolated(NAMES)
+try:
+    errors = node("") if STRATEGY == "fork" and hasattr(os, "fork") else isolated(NAMES)
+finally:
+    if PREFIX:
+        shutil.rmtree(PREFIX, ignore_errors=True)
 sys.stdout.flush()
 print(json.dumps(dict(sorted(errors.items()))))
 '''

@@ -72,3 +72,29 @@ def test_a_module_that_kills_its_interpreter_no_longer_takes_the_others_with_it(
     isolated = import_errors(tmp_path, modules, HOST, timeout=60, strategy="isolated")
     assert set(isolated) == set(modules)  # one crash, every module unjudged
     assert all(error.startswith("import check crashed") for error in isolated.values())
+
+
+SHARED = {
+    "pkg/__init__.py": "",
+    "pkg/a_compiles.py": "import pkg.leaf\n",
+    "pkg/leaf.py": "X = 1\n",
+    # Imported after its sibling (children go in name order): the sibling's import compiled pkg/leaf.py.
+    "pkg/z_reuses.py": (
+        "import importlib.util, os, sys\n"
+        "leaf = os.path.join(os.path.dirname(__file__), 'leaf.py')\n"
+        "assert os.path.isfile(importlib.util.cache_from_source(leaf)), 'pkg/leaf.py compiled again'\n"
+        "assert sys.pycache_prefix and not sys.pycache_prefix.startswith(os.path.dirname(__file__))\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("strategy", ["fork", "isolated"])
+def test_bytecode_is_shared_outside_the_tree_and_removed(tmp_path, monkeypatch, strategy):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))  # where the check's interpreter makes its bytecode prefix
+    tree = tmp_path / "tree"
+    modules = write(tree, SHARED)
+    assert import_errors(tree, modules, HOST, timeout=60, strategy=strategy) == {}
+    assert not list(tree.rglob("__pycache__"))  # the checked tree is left as it was
+    assert not list(scratch.iterdir())  # and the prefix is gone
