@@ -224,6 +224,7 @@ def validate(
         typer.Option(help="local (--workers processes here) or ray (each task a Ray task; no shared folders)."),
     ] = "local",
     address: RayAddress = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar (local executor).")] = True,
 ) -> None:
     """Re-run every task's validation from the suite folder alone; exit 1 if any task fails.
 
@@ -237,7 +238,8 @@ def validate(
     try:
         _check_executor(executor, address, venv_cache)
         summary = validate_suite(
-            suite, workers=workers, cache_dir=venv_cache, provider=provider, executor=executor, address=address
+            suite, workers=workers, cache_dir=venv_cache, provider=provider, executor=executor, address=address,
+            progress=progress,
         )
     except (TaskError, ValueError) as error:
         typer.echo(f"error: {error}", err=True)

@@ -192,7 +192,7 @@ def test_suite_validate_cli_passes_then_fails_on_a_corrupted_ground_truth(tmp_pa
     runner = CliRunner()
     result = runner.invoke(app, ["validate", str(suite), "--workers", "2"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["passed"] == len(INSTANCES)
+    assert json.loads(result.stdout)["passed"] == len(INSTANCES)
 
     broken = tmp_path / "suite"
     shutil.copytree(suite, broken, symlinks=True)
@@ -204,7 +204,7 @@ def test_suite_validate_cli_passes_then_fails_on_a_corrupted_ground_truth(tmp_pa
     path.write_text(json.dumps(record))
     result = runner.invoke(app, ["validate", str(broken), "--workers", "2"])
     assert result.exit_code == 1, result.output
-    summary = json.loads(result.output)
+    summary = json.loads(result.stdout)
     assert [f["task_id"] for f in summary["failed"]] == ["fixture__ledger-1"]
     reasons = " ".join(summary["failed"][0]["reasons"])
     assert "ground-truth file differs" in reasons
