@@ -238,7 +238,12 @@ def validate(
     try:
         _check_executor(executor, address, venv_cache)
         summary = validate_suite(
-            suite, workers=workers, cache_dir=venv_cache, provider=provider, executor=executor, address=address,
+            suite,
+            workers=workers,
+            cache_dir=venv_cache,
+            provider=provider,
+            executor=executor,
+            address=address,
             progress=progress,
         )
     except (TaskError, ValueError) as error:
