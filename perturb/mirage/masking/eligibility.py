@@ -24,6 +24,8 @@ refused. One survey of the tree (`survey_tree`) answers the questions for every 
   (it computes everything from ``__spec__`` and ``__file__``), but the hidden module would become
   a *top-level* name, able to shadow a same-named distribution for every program on that path,
   and most such files are scripts run by path.
+- ``listed-package``: the package's ``__init__.py`` lists its own folder at run time (plugin discovery,
+  as pylint's checkers: `perturb.mirage.listing`): the hidden twin would be found and run a second time.
 - ``stem-folder-exists`` (the decoy folder ``pkg/mod/`` is already there), ``shadowed-module``
   (``mod.so``/``mod.pyd`` beside ``mod.py``: the importer loads the extension, so ``mod.py`` is
   not the runtime target), ``not-importable-name``, ``symlink`` (the module is a link, lies
@@ -40,6 +42,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from repoanchor.perturb.mirage.listing import lists_own_folder
 from repoanchor.perturb.source.files import NEVER_COPY
 
 TEXT_SUFFIXES = frozenset(
@@ -156,6 +159,8 @@ def refusal(root: Path, module: str, survey: TreeSurvey) -> str | None:
         return "symlink: a link in the tree points at this module; the forwarder finds its sibling by its own name"
     if not (folder / "__init__.py").is_file():
         return "no-package: its folder has no __init__.py (script, sys.path root or namespace portion)"
+    if listing := lists_own_folder(_read(folder / "__init__.py")):
+        return f"listed-package: {rel.parent}/__init__.py {listing}; the hidden twin would be found and run again"
     if (folder / stem).exists():
         return f"stem-folder-exists: {rel.parent / stem} already exists; the decoys would go there"
     shadow = re.compile(_SHADOW.format(re.escape(stem)))

@@ -1,0 +1,29 @@
+"""Packages that list their own folder at run time (plugin discovery): a new module there is found and run.
+
+pylint's ``checkers/__init__.py`` calls ``register_plugins(linter, __path__[0])``, which imports every file
+of the folder and registers what each one offers: a masked checker's hidden twin registers the checker a
+second time (pylint then refuses its duplicate options, and every test run fails), and each proxy module is
+one more plugin to import. So proxy-imports and runtime-target-masking add no module to a package whose
+``__init__.py`` names its own location: a read of ``__path__`` (other than the ``extend_path`` idiom), or
+``__file__`` together with a directory listing. Text search, like the other placement checks: a hit in a
+string or comment only ever refuses, never proves.
+"""
+
+from __future__ import annotations
+
+import re
+
+_EXTEND_PATH_LINE = re.compile(r"^.*\bextend_path\(.*$", re.MULTILINE)
+_PATH_READ = re.compile(r"(?<![\w.])__path__(?!\s*(?:=|\+=)(?!=))")
+_FILE = re.compile(r"(?<![\w.])__file__\b")
+_LISTING = re.compile(r"\b(listdir|scandir|iterdir|glob|iglob|iter_modules|walk_packages|walk)\s*\(")
+
+
+def lists_own_folder(init_text: str) -> str | None:
+    """How a package's `__init__.py` (its text) reaches its own folder's listing, or None."""
+    if _PATH_READ.search(_EXTEND_PATH_LINE.sub("", init_text)):
+        return "reads __path__ (its own folder)"
+    listing = _LISTING.search(init_text)
+    if listing and _FILE.search(init_text):
+        return f"lists files ({listing.group(1)}) beside __file__"
+    return None

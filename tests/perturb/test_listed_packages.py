@@ -1,0 +1,97 @@
+"""A package that lists its own folder at run time (plugin discovery, as pylint's checkers) gets no new module
+from proxy-imports or runtime-target-masking: a proxy or a hidden twin there would be found and run as one
+more plugin (pylint refused a masked checker's second registration, and every test of pylint-dev__pylint-4970's
+variant failed). The same package loading its plugins by name is perturbed as before."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from repoanchor.perturb.mirage.listing import lists_own_folder
+from repoanchor.perturb.results import Applied, Skipped
+from repoanchor.perturb.tree import ApplyConfig, apply_tree
+from tests.support.trees import make_tree
+
+PLUGIN = """import os
+import re
+
+NAME = "{name}"
+
+
+def register(registry):
+    if NAME in registry:
+        raise ValueError("registered twice: " + NAME)
+    registry.append(NAME + ":" + re.sub("a", "A", os.sep.join(["x", "y"])))
+"""
+DISCOVERS = """import importlib
+import os
+
+REGISTRY = []
+
+
+def load_all():
+    for name in sorted(os.listdir(__path__[0])):
+        stem, ext = os.path.splitext(name)
+        if ext == ".py" and stem != "__init__":
+            register = getattr(importlib.import_module(__name__ + "." + stem), "register", None)
+            if register is not None:
+                register(REGISTRY)
+    return REGISTRY
+"""
+BY_NAME = DISCOVERS.replace("sorted(os.listdir(__path__[0]))", '["alpha.py", "beta.py"]')
+EXPECTED = "['alpha:x/y', 'beta:x/y']\n"
+
+
+def _tree(root: Path, init: str) -> Path:
+    files = {"plugins/__init__.py": init}
+    files |= {f"plugins/{name}.py": PLUGIN.format(name=name) for name in ("alpha", "beta")}
+    return make_tree(root, files)
+
+
+def _loaded(root: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    code = "import plugins; print(plugins.load_all())"
+    return subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
+def test_a_package_listing_its_folder_gets_no_new_module(tmp_path, transform):
+    src = _tree(tmp_path / "src", DISCOVERS)
+    assert _loaded(src) == EXPECTED
+    report = apply_tree(src, tmp_path / "out", ApplyConfig([transform], seed=0, check_interpreters=False))
+    refused = {o.file: o.reason for o in report.outcomes if isinstance(o, Skipped) and "listed-package" in o.reason}
+    assert set(refused) >= {"plugins/alpha.py", "plugins/beta.py"}
+    assert "plugins/__init__.py reads __path__ (its own folder)" in refused["plugins/alpha.py"]
+    assert sorted(p.name for p in (tmp_path / "out" / "plugins").iterdir()) == ["__init__.py", "alpha.py", "beta.py"]
+    assert _loaded(tmp_path / "out") == EXPECTED
+
+
+@pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
+def test_the_same_package_loading_plugins_by_name_is_perturbed(tmp_path, transform):
+    src = _tree(tmp_path / "src", BY_NAME)
+    report = apply_tree(src, tmp_path / "out", ApplyConfig([transform], seed=0, check_interpreters=False))
+    assert {o.file for o in report.outcomes if isinstance(o, Applied)} >= {"plugins/alpha.py", "plugins/beta.py"}
+    assert len(list((tmp_path / "out" / "plugins").glob("*.py"))) > 3  # new modules beside the plugins
+    assert _loaded(tmp_path / "out") == EXPECTED
+
+
+@pytest.mark.parametrize(
+    ("init", "found"),
+    [
+        ("register_plugins(linter, __path__[0])\n", "reads __path__ (its own folder)"),
+        ("for info in pkgutil.iter_modules(__path__):\n    pass\n", "reads __path__ (its own folder)"),
+        ("HERE = os.path.dirname(__file__)\nNAMES = os.listdir(HERE)\n", "lists files (listdir) beside __file__"),
+        ("FILES = sorted(Path(__file__).parent.glob('*.py'))\n", "lists files (glob) beside __file__"),
+        ("from pkgutil import extend_path\n__path__ = extend_path(__path__, __name__)\n", None),
+        ("DATA = os.path.join(os.path.dirname(__file__), 'data.json')\n", None),
+        ("__path__ = [HERE]\n", None),  # rebinding is its own refusal (package-path-rebound)
+        ("import sub.__path__helpers\nx.__path__\n", None),
+    ],
+)
+def test_what_counts_as_listing_the_own_folder(init, found):
+    assert lists_own_folder(init) == found
