@@ -3,15 +3,19 @@
 pylint's ``checkers/__init__.py`` calls ``register_plugins(linter, __path__[0])``, which imports every file
 of the folder and registers what each one offers: a masked checker's hidden twin registers the checker a
 second time (pylint then refuses its duplicate options, and every test run fails), and each proxy module is
-one more plugin to import. So proxy-imports and runtime-target-masking add no module to a package whose
-``__init__.py`` names its own location: a read of ``__path__`` (other than the ``extend_path`` idiom), or
-``__file__`` together with a directory listing. Text search, like the other placement checks: a hit in a
-string or comment only ever refuses, never proves.
+one more plugin to import. So proxy-imports and runtime-target-masking add no module to a package, or a
+package below it, whose ``__init__.py`` names its own location: a read of ``__path__`` (other than the
+``extend_path`` idiom), or ``__file__`` together with a directory listing (Django's
+``core/management/__init__`` lists ``__path__[0]/commands``). Nor to a ``management/commands`` folder, which
+Django lists in every installed app: a new module there is a new management command. Text search, like the
+other placement checks: a hit in a string or comment only ever refuses, never proves.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from pathlib import PurePosixPath
 
 _EXTEND_PATH_LINE = re.compile(r"^.*\bextend_path\(.*$", re.MULTILINE)
 _PATH_READ = re.compile(r"(?<![\w.])__path__(?!\s*(?:=|\+=)(?!=))")
@@ -27,3 +31,23 @@ def lists_own_folder(init_text: str) -> str | None:
     if listing and _FILE.search(init_text):
         return f"lists files ({listing.group(1)}) beside __file__"
     return None
+
+
+def listed_folder(folder: str, read_init: Callable[[str], str | None]) -> str | None:
+    """Why a new module in `folder` (tree-relative, "" for the root) would be found by a listing, or None.
+
+    `read_init(path)`: the text of the tree-relative `__init__.py` at `path`, None where there is none; the
+    package chain is walked up from `folder` until a folder without one."""
+    here = PurePosixPath(folder)
+    if here.name == "commands" and here.parent.name == "management":
+        return f"{folder} is a Django management/commands folder, whose modules Django lists as commands"
+    while True:
+        init = (here / "__init__.py").as_posix()
+        text = read_init(init)
+        if text is None:
+            return None
+        if found := lists_own_folder(text):
+            return f"{init} {found}"
+        if not here.parts:
+            return None
+        here = here.parent

@@ -80,6 +80,35 @@ def test_the_same_package_loading_plugins_by_name_is_perturbed(tmp_path, transfo
     assert _loaded(tmp_path / "out") == EXPECTED
 
 
+COMMAND = "import os\nimport re\n\n\nclass Command:\n    help = re.sub('a', 'b', os.sep)\n"
+NESTED = {
+    "plugins/__init__.py": DISCOVERS,
+    "plugins/sub/__init__.py": "",
+    "plugins/sub/gamma.py": PLUGIN.format(name="gamma"),
+    "app/__init__.py": "",
+    "app/management/__init__.py": "",
+    "app/management/commands/__init__.py": "",
+    "app/management/commands/tidy.py": COMMAND,
+    "app/views.py": COMMAND,
+}
+
+
+@pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
+def test_folders_below_a_listing_package_and_django_commands_are_refused(tmp_path, transform):
+    src = make_tree(tmp_path / "src", NESTED)
+    report = apply_tree(src, tmp_path / "out", ApplyConfig([transform], seed=0, check_interpreters=False))
+    refused = {o.file: o.reason for o in report.outcomes if isinstance(o, Skipped) and "listed-package" in o.reason}
+    assert "plugins/__init__.py reads __path__" in refused["plugins/sub/gamma.py"]
+    assert (
+        "app/management/commands is a Django management/commands folder" in refused["app/management/commands/tidy.py"]
+    )
+    assert "app/views.py" in {o.file for o in report.outcomes if isinstance(o, Applied)}  # the app itself is not
+    assert sorted(p.name for p in (tmp_path / "out" / "app" / "management" / "commands").iterdir()) == [
+        "__init__.py",
+        "tidy.py",
+    ]
+
+
 @pytest.mark.parametrize(
     ("init", "found"),
     [

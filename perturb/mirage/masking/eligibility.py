@@ -24,8 +24,9 @@ refused. One survey of the tree (`survey_tree`) answers the questions for every 
   (it computes everything from ``__spec__`` and ``__file__``), but the hidden module would become
   a *top-level* name, able to shadow a same-named distribution for every program on that path,
   and most such files are scripts run by path.
-- ``listed-package``: the package's ``__init__.py`` lists its own folder at run time (plugin discovery,
-  as pylint's checkers: `perturb.mirage.listing`): the hidden twin would be found and run a second time.
+- ``listed-package``: something lists the module's folder at run time (an ``__init__.py`` of its package
+  or one above it lists its own folder, plugin discovery as pylint's checkers; Django's
+  ``management/commands``: `perturb.mirage.listing`): the hidden twin would be found and run a second time.
 - ``stem-folder-exists`` (the decoy folder ``pkg/mod/`` is already there), ``shadowed-module``
   (``mod.so``/``mod.pyd`` beside ``mod.py``: the importer loads the extension, so ``mod.py`` is
   not the runtime target), ``not-importable-name``, ``symlink`` (the module is a link, lies
@@ -40,9 +41,10 @@ import keyword
 import os
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 
-from repoanchor.perturb.mirage.listing import lists_own_folder
+from repoanchor.perturb.mirage.listing import listed_folder
 from repoanchor.perturb.source.files import NEVER_COPY
 
 TEXT_SUFFIXES = frozenset(
@@ -159,8 +161,8 @@ def refusal(root: Path, module: str, survey: TreeSurvey) -> str | None:
         return "symlink: a link in the tree points at this module; the forwarder finds its sibling by its own name"
     if not (folder / "__init__.py").is_file():
         return "no-package: its folder has no __init__.py (script, sys.path root or namespace portion)"
-    if listing := lists_own_folder(_read(folder / "__init__.py")):
-        return f"listed-package: {rel.parent}/__init__.py {listing}; the hidden twin would be found and run again"
+    if listing := listed_folder("" if str(rel.parent) == "." else rel.parent.as_posix(), partial(_init_text, root)):
+        return f"listed-package: {listing}; the hidden twin would be found and run again"
     if (folder / stem).exists():
         return f"stem-folder-exists: {rel.parent / stem} already exists; the decoys would go there"
     shadow = re.compile(_SHADOW.format(re.escape(stem)))
@@ -180,3 +182,8 @@ def _used_as_file(root: Path, module: str, survey: TreeSurvey) -> str | None:
         if handle.read(2) == b"#!":
             return "script-module: it starts with a #! line, so it is meant to run by path"
     return None
+
+
+def _init_text(root: Path, rel: str) -> str | None:
+    path = root / rel
+    return _read(path) if path.is_file() else None

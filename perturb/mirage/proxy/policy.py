@@ -11,8 +11,9 @@ of a package, and by an absolute sibling import when it is a top-level module; n
 - a top-level module the project installs as an explicit ``py_modules`` entry (the new
   siblings would not be installed with it), or one outside any source root (``docs/conf.py``,
   ``scripts/x.py``: nothing proves its folder is on ``sys.path``);
-- a package whose ``__init__`` lists its own folder (plugin discovery, `perturb.mirage.listing`): a proxy
-  would be imported as one more of its modules;
+- a module in a folder something lists at run time (a package below an ``__init__`` that lists its own
+  folder, plugin discovery; Django's ``management/commands``: `perturb.mirage.listing`): a proxy would be
+  imported as one more of its modules;
 - a package whose ``__init__`` rebinds ``__path__`` (the proxies might not be found), a
   module that rebinds its own ``__name__``/``__package__``/``__spec__``, and a module of a tree
   whose root is itself a package, unless relative imports prove how it is imported;
@@ -25,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from repoanchor.perturb.mirage.listing import lists_own_folder
+from repoanchor.perturb.mirage.listing import listed_folder
 from repoanchor.perturb.treectx import TreeContext
 
 SCRIPT_FILES = frozenset(
@@ -72,12 +73,12 @@ def placement(ctx: TreeContext, rel: str, text: str, relative_proof: bool) -> Pl
     init = f"{folder}/__init__.py" if folder else "__init__.py"
     if (ctx.root / init).is_symlink():
         raise Refusal(f"symlink: {init} is a link; its package cannot be proven to sit here")
+    if listing := listed_folder(folder, lambda rel: _text(ctx, rel) if ctx.exists(rel) else None):
+        raise Refusal(f"listed-package: {listing}; a proxy beside it would be found as one more module")
     if ctx.exists(init):
         init_text = _text(ctx, init)
         if _PATH_REBIND.search(init_text):
             raise Refusal(f"package-path-rebound: {init} rebinds __path__; proxies beside it may not be found")
-        if listing := lists_own_folder(init_text):
-            raise Refusal(f"listed-package: {init} {listing}; a proxy beside it would be found as one more module")
         if not folder and not relative_proof:
             raise Refusal(
                 "ambiguous-package: the tree root has an __init__.py, so its modules may be imported as "
