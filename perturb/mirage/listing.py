@@ -6,9 +6,10 @@ second time (pylint then refuses its duplicate options, and every test run fails
 one more plugin to import. So proxy-imports and runtime-target-masking add no module to a package, or a
 package below it, whose ``__init__.py`` names its own location: a read of ``__path__`` (other than the
 ``extend_path`` idiom), or ``__file__`` together with a directory listing (Django's
-``core/management/__init__`` lists ``__path__[0]/commands``). Nor to a ``management/commands`` folder, which
-Django lists in every installed app: a new module there is a new management command. Text search, like the
-other placement checks: a hit in a string or comment only ever refuses, never proves.
+``core/management/__init__`` lists ``__path__[0]/commands``). Nor to the folders Django lists in every
+installed app (`FRAMEWORK_LISTED`): a new module in ``management/commands`` is a new command, in
+``templatetags`` a new template library, in ``migrations`` a new migration. Text search, like the other
+placement checks: a hit in a string or comment only ever refuses, never proves.
 """
 
 from __future__ import annotations
@@ -17,6 +18,12 @@ import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
+FRAMEWORK_LISTED = {
+    ("management", "commands"): "Django lists its modules as management commands",
+    (None, "templatetags"): "Django lists its modules as template libraries",
+    (None, "migrations"): "Django lists its modules as migrations",
+}
+"""(parent folder name or None for any, folder name) -> what lists the folder's modules."""
 _EXTEND_PATH_LINE = re.compile(r"^.*\bextend_path\(.*$", re.MULTILINE)
 _PATH_READ = re.compile(r"(?<![\w.])__path__(?!\s*(?:=|\+=)(?!=))")
 _FILE = re.compile(r"(?<![\w.])__file__\b")
@@ -39,8 +46,9 @@ def listed_folder(folder: str, read_init: Callable[[str], str | None]) -> str | 
     `read_init(path)`: the text of the tree-relative `__init__.py` at `path`, None where there is none; the
     package chain is walked up from `folder` until a folder without one."""
     here = PurePosixPath(folder)
-    if here.name == "commands" and here.parent.name == "management":
-        return f"{folder} is a Django management/commands folder, whose modules Django lists as commands"
+    framework = FRAMEWORK_LISTED.get((here.parent.name, here.name)) or FRAMEWORK_LISTED.get((None, here.name))
+    if here.parts and framework:
+        return f"{folder}: {framework}"
     while True:
         init = (here / "__init__.py").as_posix()
         text = read_init(init)

@@ -90,18 +90,20 @@ NESTED = {
     "app/management/commands/__init__.py": "",
     "app/management/commands/tidy.py": COMMAND,
     "app/views.py": COMMAND,
+    "app/templatetags/__init__.py": "",
+    "app/templatetags/shop_tags.py": COMMAND,
 }
 
 
 @pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
-def test_folders_below_a_listing_package_and_django_commands_are_refused(tmp_path, transform):
+def test_folders_below_a_listing_package_and_the_folders_django_lists_are_refused(tmp_path, transform):
     src = make_tree(tmp_path / "src", NESTED)
     report = apply_tree(src, tmp_path / "out", ApplyConfig([transform], seed=0, check_interpreters=False))
     refused = {o.file: o.reason for o in report.outcomes if isinstance(o, Skipped) and "listed-package" in o.reason}
     assert "plugins/__init__.py reads __path__" in refused["plugins/sub/gamma.py"]
-    assert (
-        "app/management/commands is a Django management/commands folder" in refused["app/management/commands/tidy.py"]
-    )
+    commands, tags = refused["app/management/commands/tidy.py"], refused["app/templatetags/shop_tags.py"]
+    assert "app/management/commands: Django lists its modules as management commands" in commands
+    assert "app/templatetags: Django lists its modules as template libraries" in tags
     assert "app/views.py" in {o.file for o in report.outcomes if isinstance(o, Applied)}  # the app itself is not
     assert sorted(p.name for p in (tmp_path / "out" / "app" / "management" / "commands").iterdir()) == [
         "__init__.py",
