@@ -5,11 +5,14 @@ of the folder and registers what each one offers: a masked checker's hidden twin
 second time (pylint then refuses its duplicate options, and every test run fails), and each proxy module is
 one more plugin to import. So proxy-imports and runtime-target-masking add no module to a package, or a
 package below it, whose ``__init__.py`` names its own location: a read of ``__path__`` (other than the
-``extend_path`` idiom), or ``__file__`` together with a directory listing (Django's
-``core/management/__init__`` lists ``__path__[0]/commands``). Nor to the folders Django lists in every
-installed app (`FRAMEWORK_LISTED`): a new module in ``management/commands`` is a new command, in
-``templatetags`` a new template library, in ``migrations`` a new migration. Text search, like the other
-placement checks: a hit in a string or comment only ever refuses, never proves.
+``extend_path`` idiom, and Django's ``find_commands(__path__[0])``, which lists the ``commands`` folder
+below, not this one), or ``__file__`` together with a directory listing. Nor to the folders Django lists in
+every installed app (`FRAMEWORK_LISTED`): a new module in ``management/commands`` is a new command, in
+``templatetags`` a new template library. (Django's migration loader lists ``migrations`` folders too, but it
+skips the ``_`` names proxies have, and their modules are named ``0001_...``, which masking refuses: the
+framework's own ``django/db/migrations`` package, where 22 of SWE-bench Verified's Django fixes are, stays
+perturbable.) Text search, like the other placement checks: a hit in a string or comment only ever
+refuses, never proves.
 """
 
 from __future__ import annotations
@@ -21,10 +24,9 @@ from pathlib import PurePosixPath
 FRAMEWORK_LISTED = {
     ("management", "commands"): "Django lists its modules as management commands",
     (None, "templatetags"): "Django lists its modules as template libraries",
-    (None, "migrations"): "Django lists its modules as migrations",
 }
 """(parent folder name or None for any, folder name) -> what lists the folder's modules."""
-_EXTEND_PATH_LINE = re.compile(r"^.*\bextend_path\(.*$", re.MULTILINE)
+_NOT_OWN_LISTING = re.compile(r"^.*\b(extend_path|find_commands)\(.*$", re.MULTILINE)
 _PATH_READ = re.compile(r"(?<![\w.])__path__(?!\s*(?:=|\+=)(?!=))")
 _FILE = re.compile(r"(?<![\w.])__file__\b")
 _LISTING = re.compile(r"\b(listdir|scandir|iterdir|glob|iglob|iter_modules|walk_packages|walk)\s*\(")
@@ -32,7 +34,7 @@ _LISTING = re.compile(r"\b(listdir|scandir|iterdir|glob|iglob|iter_modules|walk_
 
 def lists_own_folder(init_text: str) -> str | None:
     """How a package's `__init__.py` (its text) reaches its own folder's listing, or None."""
-    if _PATH_READ.search(_EXTEND_PATH_LINE.sub("", init_text)):
+    if _PATH_READ.search(_NOT_OWN_LISTING.sub("", init_text)):
         return "reads __path__ (its own folder)"
     listing = _LISTING.search(init_text)
     if listing and _FILE.search(init_text):

@@ -121,6 +121,7 @@ def test_folders_below_a_listing_package_and_the_folders_django_lists_are_refuse
         ("from pkgutil import extend_path\n__path__ = extend_path(__path__, __name__)\n", None),
         ("DATA = os.path.join(os.path.dirname(__file__), 'data.json')\n", None),
         ("__path__ = [HERE]\n", None),  # rebinding is its own refusal (package-path-rebound)
+        ("commands = {name: 'django.core' for name in find_commands(__path__[0])}\n", None),  # lists commands/
         ("import sub.__path__helpers\nx.__path__\n", None),
     ],
 )
