@@ -192,3 +192,30 @@ def test_constants_of_a_module_that_cannot_import_here_are_passed_over(tmp_path)
     assert short.status == "skipped"
     assert f"not enough constants whose module imports: {usable} of" in short.reason
     assert "pkg.win (ModuleNotFoundError: No module named 'colorama_is_not_installed')" in short.reason
+
+
+PATHS = {
+    "pkg/__init__.py": "",
+    "pkg/settings.py": (
+        "import os\n\nBASE_DIR = os.path.dirname(os.path.abspath(__file__))\n"
+        "CONFIG_FILE = os.path.join(os.getcwd(), 'pkg.cfg')\n"
+    ),
+    "pkg/core.py": "from pkg.settings import BASE_DIR, CONFIG_FILE\n\n\ndef where():\n    return CONFIG_FILE\n",
+    "tests/test_core.py": "from pkg import core\n\n\ndef test_where():\n    assert core.where().endswith('pkg.cfg')\n",
+}
+
+
+def test_values_holding_the_checkout_path_agree_between_checkouts(tmp_path):
+    """pylint's PYLINTRC (found from the working directory) and a BASE_DIR hold the checkout's path: the build's
+    probe and the self-check's, in another checkout, must read them alike (`<root>`)."""
+    tree, metadata = perturbed(tmp_path, PATHS, "proxy-imports", seed=2)
+    routed = [e for e in metadata["path_resolution_map"] if e["kind"] == "import_proxy"]
+    assert any("CONFIG_FILE" in e["imported"] for e in routed), "the path values are not forwarded: proves nothing"
+    config = FamiliesConfig(families=["proxy_chain"], proxy_chain={"k": len(routed)}, test_env=TESTS)
+    (task,) = build_extend_tasks(tree, metadata, ROW, tmp_path / "out", families_config=config, seed=3)
+    assert task.status == "ok", task.reason
+    assert task.self_check.status == "passed", task.self_check
+    chains = read_json(Path(task.ground_truth))["chains"]
+    identities = {name: c["identities"][name] for c in chains for name in c["names"]}
+    assert identities["CONFIG_FILE"]["repr"] == "'<root>/pkg.cfg'"
+    assert identities["BASE_DIR"]["repr"] == "'<root>/pkg'"

@@ -24,6 +24,10 @@ import traceback
 import types
 
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+ROOTS = []
+"""The worktree's spellings (as given, and real), longest first: a value holding the worktree's path (a config
+file found from the working directory, a BASE_DIR) reads `<root>`, so that the build's checkout and a later
+one agree on it (`main` sets them)."""
 
 
 def rel(path, root):
@@ -71,7 +75,10 @@ def identity(obj, root):
             files = [rel(getattr(sys.modules[module], "__file__", None), root)]
         qualname = getattr(obj, "__qualname__", getattr(obj, "__name__", None))
         return {"kind": "definition", "module": module, "qualname": qualname, "files": files}
-    return {"kind": "value", "type": f"{type(obj).__module__}.{type(obj).__qualname__}", "repr": canonical(obj)[:300]}
+    text = canonical(obj)
+    for spelling in ROOTS:
+        text = text.replace(spelling, "<root>")
+    return {"kind": "value", "type": f"{type(obj).__module__}.{type(obj).__qualname__}", "repr": text[:300]}
 
 
 def origins(obj, found, root):
@@ -219,6 +226,7 @@ def main(spec_path, out_path):
     with open(spec_path, encoding="utf-8") as handle:
         spec = json.load(handle)
     root = os.path.realpath(spec["root"])
+    ROOTS[:] = sorted({root, spec["root"]}, key=len, reverse=True)  # the caller gives an absolute path
     sys.path[:0] = spec["sys_path"]
     os.chdir(root)
     result = {}
