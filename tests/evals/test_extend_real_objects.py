@@ -219,3 +219,28 @@ def test_values_holding_the_checkout_path_agree_between_checkouts(tmp_path):
     identities = {name: c["identities"][name] for c in chains for name in c["names"]}
     assert identities["CONFIG_FILE"]["repr"] == "'<root>/pkg.cfg'"
     assert identities["BASE_DIR"]["repr"] == "'<root>/pkg'"
+
+
+def test_constants_of_a_module_another_root_shadows_are_passed_over(tmp_path):
+    """pylint's doc/data/messages/*/good.py: many top-level modules named `good`, one per example folder. With
+    their folders on sys.path only the first is importable as `good`; the others' constants are passed over
+    instead of failing the whole family ("module 'good' has no attribute ...")."""
+    files = {
+        "examples/alpha/good.py": "SPEED = 3.5\nLABEL = 'alpha-example'\n",
+        "examples/beta/good.py": "SPEED = 7.25\nLABEL = 'beta-example'\n",
+        "README.md": "Speeds 3.5 and 7.25; labels alpha-example and beta-example.\n",
+        "tests/test_nothing.py": "def test_nothing():\n    assert True\n",
+    }
+    tree, metadata = perturbed(tmp_path, files, "constant-externalization", seed=2)
+    entries = [e for e in metadata["path_resolution_map"] if e["kind"] == "json_value"]
+    assert {e["visible_path"] for e in entries} == {"examples/alpha/good.py", "examples/beta/good.py"}
+    usable = sum(e["visible_path"] == "examples/alpha/good.py" for e in entries)
+    families = FamiliesConfig(families=["missing_constant"], missing_constant={"k": usable}, test_env=TESTS)
+    (task,) = build_extend_tasks(tree, metadata, ROW, tmp_path / "out", families_config=families)
+    assert task.status == "ok", task.reason
+    erased = read_json(Path(task.ground_truth))["erased"]
+    assert {e["value"] for e in erased} <= {3.5, "alpha-example"}
+    families = FamiliesConfig(families=["missing_constant"], missing_constant={"k": usable + 1}, test_env=TESTS)
+    (short,) = build_extend_tasks(tree, metadata, ROW, tmp_path / "short", families_config=families)
+    assert short.status == "skipped"
+    assert "good (shadowed by examples/alpha/good.py)" in short.reason

@@ -127,12 +127,17 @@ def wrong_type(value: object) -> object:
 def _importable(ctx: BuildContext, candidates: list[dict], k: int) -> list[dict] | str:
     """The first `k` candidates (in their seeded order) whose module imports in the instance's environment and
     hands out the recorded value; or why there are not enough. A module that cannot import there (an
-    optional or platform-only dependency) cannot host a checkable constant and is passed over; one that
-    imports but hands out another value is a broken perturbation: no task at all."""
+    optional or platform-only dependency) cannot host a checkable constant and is passed over, as is one whose
+    name another root's module takes first (`_shadowed_by`); one that imports but hands out another value is a
+    broken perturbation: no task at all."""
+    roots, total = sorted({c["root"] for c in candidates}), len(candidates)
+    shadowed = {id(c): _shadowed_by(ctx.variant, c, roots) for c in candidates}
+    unavailable = [f"{c['module']} (shadowed by {shadowed[id(c)]})" for c in candidates if shadowed[id(c)]]
+    candidates = [c for c in candidates if not shadowed[id(c)]]
     roots = sorted({c["root"] for c in candidates})
     probed = [{k: v for k, v in c.items() if k != "root"} for c in candidates]
     facts = run_probe(ctx.config, ctx.variant, {"constants": {"entries": probed}}, roots)["constants"]
-    usable, unavailable = [], []
+    usable = []
     for item, found in zip(candidates, facts, strict=True):
         where, error = f"{item['binding']}[{item['key']!r}]", found["error"] or ""
         if "ImportError" in error or "ModuleNotFoundError" in error:
@@ -143,8 +148,22 @@ def _importable(ctx: BuildContext, candidates: list[dict], k: int) -> list[dict]
             usable.append(item)
             if len(usable) == k:
                 return usable
-    shown = f"; modules that do not import in the instance's environment: {unavailable[0]}" if unavailable else ""
-    return f"not enough constants whose module imports: {len(usable)} of {len(candidates)}, need {k}{shown}"
+    shown = f"; passed over (no import here, or shadowed on the path): {unavailable[0]}" if unavailable else ""
+    return f"not enough constants whose module imports: {len(usable)} of {total}, need {k}{shown}"
+
+
+def _shadowed_by(tree: Path, item: dict, roots: list[str]) -> str | None:
+    """The file that `import <module>` finds before `item`'s own with `roots` on sys.path in this order, if any.
+
+    Example folders each holding a top-level ``good.py`` (pylint's ``doc/data/messages/*/good.py``) name the
+    same module from different roots: only the first can be probed or graded, the others are passed over."""
+    top = item["module"].split(".")[0]
+    for root in roots:
+        folder = tree / root if root else tree
+        found = next((f for f in (folder / top / "__init__.py", folder / f"{top}.py") if f.is_file()), None)
+        if found is not None:
+            return None if root == item["root"] else found.relative_to(tree).as_posix()
+    return None
 
 
 def _erased(root: Path, entry: dict, resources: dict, placeholder_key: str) -> dict:
