@@ -8,6 +8,9 @@ keyword (``match``, ``case``, ``type``, ``_``), not ``__``-prefixed (dunders are
 others get mangled), not ``test``-prefixed (pytest/unittest would run it). A class is refused if:
 
 - [empty body] its body is only ``pass``/``...``/docstring: a marker or exception class;
+- [options class] a ``Meta`` or ``Config`` class in another class's body: frameworks read its attributes as
+  the outer class's options (Django's model ``Options`` raises TypeError on any it does not know, so every
+  import of the model fails);
 - [metaclass] it or a known ancestor has ``metaclass=`` or a non-``type`` metaclass, which may
   register or validate members; [class keyword] keywords feed some ``__init_subclass__``;
 - [class decorator] a decorator other than ``dataclass``, ``total_ordering``, ``final`` or attrs'
@@ -42,6 +45,7 @@ from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTrans
 from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.transform_checks import dotted_name
 
+OPTIONS_CLASSES = frozenset({"Meta", "Config"})
 SAFE_DECORATORS = frozenset({"dataclass", "total_ordering", "final", "define", "frozen", "s", "attrs"})
 SOFT_KEYWORDS = frozenset(keyword.softkwlist) | {"_", "case", "match", "type"}
 PLACEHOLDER = m.Pass() | m.Expr(m.SimpleString() | m.ConcatenatedString() | m.Ellipsis())
@@ -86,7 +90,7 @@ class _Collector(SiteCollector, Lineage):
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         super().visit_ClassDef(node)
         members, problem = set(), "empty body: only pass, ... or a docstring" if _placeholder_only(node) else None
-        problem = problem or _decorator_problem(node)
+        problem = problem or _decorator_problem(node) or self._options_problem(node)
         if problem is None:
             members, problem = self.lineage_of(node)
         free = [word for word in self.words if word not in members]
@@ -97,6 +101,14 @@ class _Collector(SiteCollector, Lineage):
         else:
             self.add(node, words=free)
         return True
+
+    def _options_problem(self, node: cst.ClassDef) -> str | None:
+        owner = next((a for a in reversed(self.ancestors) if isinstance(a, (cst.ClassDef, cst.FunctionDef))), None)
+        if isinstance(owner, cst.ClassDef) and node.name.value in OPTIONS_CLASSES:
+            return (
+                f"options class: {owner.name.value}.{node.name.value} holds options its outer class's machinery reads"
+            )
+        return None
 
 
 def _method(word: str) -> cst.BaseStatement:
