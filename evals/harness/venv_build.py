@@ -2,8 +2,10 @@
 
 `swebench` 5.x dropped `MAP_REPO_VERSION_TO_SPECS`; 4.1.0 has both the specs and the log parsers, so it is
 the one version used. A spec describes a conda environment; here it becomes a venv on the spec's Python
-(found under pyenv or on PATH): conda package lists and `pip_packages` are pip-installed, `environment.yml`
-(conda-only) and system steps (apt-get, locale-gen, /etc) are skipped and recorded. Dependencies live in a
+(found under pyenv or on PATH): conda package lists and `pip_packages` are pip-installed; an `environment.yml`
+(xarray, matplotlib) is read from the checkout and its conda specs installed with pip under the spec's pins
+(`environment_requirements`), each one pip cannot install skipped and recorded; system steps (apt-get,
+locale-gen, /etc) are skipped and recorded. Dependencies live in a
 venv cached by (repo, version, python, spec hash); the project itself is installed on every test run
 (`install`, after the tree-editing `pre_install` steps), as SWE-bench's eval script reinstalls before testing.
 """
@@ -21,6 +23,8 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
 from repoanchor.scaffolds.records import InfraError
@@ -54,8 +58,10 @@ def split_pre_install(spec: dict[str, Any]) -> tuple[list[str], list[str]]:
 
 
 def venv_key(repo: str, version: str, spec: dict[str, Any]) -> str:
-    # The spec's hash is in the key so an edited spec never reuses a venv built from the old one.
-    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:10]
+    # The spec's hash is in the key so an edited spec never reuses a venv built from the old one; a venv whose
+    # environment file was once skipped is not reused either.
+    keyed = {**spec, "environment_file": 1} if spec.get("packages") == "environment.yml" else spec
+    digest = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:10]
     return f"{repo.replace('/', '__')}-{version}-py{spec['python']}-{digest}"
 
 
@@ -131,7 +137,7 @@ def dependency_steps(repo: str, spec: dict[str, Any], checkout: Path, venv: Path
         reqs.write_text(requirements_text(repo, checkout))
         steps.append(f"python -m pip install -r {reqs}")
     elif packages == "environment.yml":
-        skipped.append("packages: environment.yml is conda-only")
+        pass  # best effort, after the pins: `install_environment_file`
     elif packages:
         # Conda package names; the ones SWE-bench lists are on PyPI under the same names.
         steps.append(f"python -m pip install {packages}")
@@ -154,6 +160,9 @@ def build_venv(repo: str, version: str, spec: dict[str, Any], checkout: Path, ca
         log: list[str] = []
         for step in steps:
             run_step(step, checkout, venv, log)
+        if spec.get("packages") == "environment.yml":
+            done, missed = install_environment_file(repo, spec, checkout, venv, log)
+            steps, skipped = [*steps, *done], [*skipped, *missed]
         record = {"python": python, "steps": steps, "skipped": skipped}
         (venv / "build.log").write_text("\n".join(log))
         (venv / READY).write_text(json.dumps(record, indent=1))
@@ -174,3 +183,71 @@ def private_copy(venv: Path, dest: Path) -> Path:
             if old in content:
                 script.write_bytes(content.replace(old, new))
     return dest
+
+
+CONDA_ONLY = {"python", "pip"}
+PYPI_NAMES = {
+    "matplotlib-base": "matplotlib", "dask-core": "dask", "iris": "scitools-iris", "pytorch": "torch",
+    "pytables": "tables", "msgpack-python": "msgpack",
+}  # fmt: skip
+_CONDA_SPEC = re.compile(r"^(?:[\w.-]+::)?([A-Za-z0-9_.-]+)\s*(.*)$")
+
+
+def pip_requirement(conda: str) -> str | None:
+    """A pip requirement for one conda spec (``numpy=1.23`` and ``numpy 1.23`` -> ``numpy==1.23.*``, as conda
+    matches them; ``>=``/``<`` kept; a channel prefix and a build string dropped), None for what the venv itself
+    provides (python, pip)."""
+    match = _CONDA_SPEC.match(conda.strip())
+    if not match:
+        return None
+    name = PYPI_NAMES.get(match.group(1).lower(), match.group(1))
+    if name.lower() in CONDA_ONLY:
+        return None
+    rest = match.group(2).split()[0] if match.group(2).strip() else ""
+    if rest.startswith(("==", ">", "<", "!", "~")):
+        return f"{name}{rest}"
+    version = rest.lstrip("=").split("=")[0]
+    if not version:
+        return name
+    return f"{name}=={version}" if "*" in version else f"{name}=={version}.*"
+
+
+def environment_requirements(text: str) -> list[str]:
+    """pip requirements for a conda environment file: its conda specs converted, its `pip:` list as given."""
+    found = []
+    for entry in (yaml.safe_load(text) or {}).get("dependencies") or []:
+        if isinstance(entry, dict):
+            found.extend(str(item) for item in entry.get("pip") or [])
+        elif (requirement := pip_requirement(str(entry))) is not None:
+            found.append(requirement)
+    return found
+
+
+def install_environment_file(
+    repo: str, spec: dict[str, Any], checkout: Path, venv: Path, log: list[str]
+) -> tuple[list[str], list[str]]:
+    """(steps run, skipped with reasons): the repository's environment file, pip-installed under the spec's
+    `pip_packages` pins (constraints: the file may not move them), all at once, else one requirement at a time."""
+    from swebench.harness.constants import MAP_REPO_TO_ENV_YML_PATHS
+
+    found = [checkout / rel for rel in MAP_REPO_TO_ENV_YML_PATHS.get(repo, []) if (checkout / rel).is_file()]
+    if not found:
+        return [], [f"packages: environment.yml: none of {MAP_REPO_TO_ENV_YML_PATHS.get(repo, [])} in the checkout"]
+    requirements = environment_requirements(found[0].read_text(encoding="utf-8"))
+    constraints = venv / "constraints.txt"
+    constraints.write_text("\n".join(spec.get("pip_packages") or []) + "\n")
+    command = f"python -m pip install -c {constraints} " + " ".join(f"'{r}'" for r in requirements)
+    try:
+        run_step(command, checkout, venv, log)
+        return [command], []
+    except InfraError:
+        pass  # one requirement pip cannot meet (a conda-only package) fails them all: each alone, then
+    done, skipped = [], []
+    for requirement in requirements:
+        single = f"python -m pip install -c {constraints} '{requirement}'"
+        try:
+            run_step(single, checkout, venv, log)
+            done.append(single)
+        except InfraError as error:
+            skipped.append(f"environment.yml: {requirement}: {error.message.strip().splitlines()[-1][:200]}")
+    return done, skipped

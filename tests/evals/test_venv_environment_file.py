@@ -1,0 +1,82 @@
+"""A swebench spec whose dependencies are a conda `environment.yml` (xarray, matplotlib: 56 of SWE-bench
+Verified's instances) gets them pip-installed under the spec's pins, each one pip cannot install skipped and
+recorded, instead of none at all (xarray-7233's P2P test_coarsen_coords_cftime was skipped: no cftime)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+
+import pytest
+
+from repoanchor.evals.harness.venv_build import build_venv, environment_requirements, pip_requirement, venv_key
+
+ENVIRONMENT = """name: xarray-tests
+channels:
+  - conda-forge
+dependencies:
+  - python=3.11
+  - pip
+  - six  # pinned by the spec
+  - toolz=0.12
+  - conda-forge::no-such-package-for-repoanchor-tests
+  - pip:
+      - more-itertools==10.5.0
+"""
+
+
+@pytest.mark.parametrize(
+    ("conda", "pip"),
+    [
+        ("numpy", "numpy"),
+        ("numpy=1.23", "numpy==1.23.*"),
+        ("numpy 1.23", "numpy==1.23.*"),
+        ("pandas=1.5.3=py310_0", "pandas==1.5.3.*"),
+        ("dask=2022.8.*", "dask==2022.8.*"),
+        ("fsspec!=2021.7.0", "fsspec!=2021.7.0"),
+        ("numpy>=1.20,<2", "numpy>=1.20,<2"),
+        ("conda-forge::cftime", "cftime"),
+        ("matplotlib-base", "matplotlib"),
+        ("dask-core", "dask"),
+        ("python=3.10", None),
+        ("pip", None),
+    ],
+)
+def test_a_conda_spec_becomes_a_pip_requirement(conda, pip):
+    assert pip_requirement(conda) == pip
+
+
+def test_an_environment_file_lists_its_conda_and_pip_requirements():
+    assert environment_requirements(ENVIRONMENT) == [
+        "six",
+        "toolz==0.12.*",
+        "no-such-package-for-repoanchor-tests",
+        "more-itertools==10.5.0",
+    ]
+
+
+@pytest.mark.parametrize(("packages", "kept"), [("environment.yml", False), ("requirements.txt", True)])
+def test_only_venvs_that_skipped_their_environment_file_get_a_new_key(packages, kept):
+    """A venv cached before the environment file was installed must not be reused; every other venv keeps its key."""
+    spec = {"python": "3.11", "packages": packages}
+    spec_only = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:10]
+    assert venv_key("a/b", "1", spec).endswith(spec_only) == kept
+
+
+@pytest.mark.skipif(os.environ.get("REPOANCHOR_OFFLINE") == "1", reason="REPOANCHOR_OFFLINE=1: installs from PyPI")
+def test_the_environment_file_is_installed_under_the_pins_and_what_fails_is_recorded(tmp_path):
+    checkout = tmp_path / "checkout"
+    (checkout / "ci" / "requirements").mkdir(parents=True)
+    (checkout / "ci" / "requirements" / "environment.yml").write_text(ENVIRONMENT)
+    spec = {"python": "3.11", "packages": "environment.yml", "pip_packages": ["six==1.16.0"]}
+    venv, record = build_venv("pydata/xarray", "2022.06", spec, checkout, tmp_path / "venvs")
+    probe = "import importlib.metadata as m; print(*(m.version(n) for n in ('six', 'toolz', 'more-itertools')))"
+    versions = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True)
+    six, toolz, more = versions.stdout.split()
+    assert (six, more) == ("1.16.0", "10.5.0")
+    assert toolz.startswith("0.12")
+    (missing,) = [reason for reason in record["skipped"] if reason.startswith("environment.yml: ")]
+    assert missing.startswith("environment.yml: no-such-package-for-repoanchor-tests: ")
+    assert any("more-itertools==10.5.0" in step for step in record["steps"])
