@@ -24,6 +24,8 @@ import traceback
 import types
 
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+"""A uuid in a repr is drawn anew by each process (dask's ``SerializableLock`` shows its token): masked."""
 ROOTS = []
 """The worktree's spellings (as given, and real), longest first: a value holding the worktree's path (a config
 file found from the working directory, a BASE_DIR) reads `<root>`, so that the build's checkout and a later
@@ -93,11 +95,15 @@ def origins(obj, found, root):
     return sorted(files - {None, "<external>"})
 
 
+def masked(text):
+    return UUID.sub("<uuid>", ADDRESS.sub(" at 0x?", text))
+
+
 def canonical(obj, depth=0):
     """repr that is stable across processes: set elements sorted (their order follows the hash
     seed) and memory addresses masked (a default repr shows one)."""
     if depth > 4:
-        return ADDRESS.sub(" at 0x?", repr(obj))
+        return masked(repr(obj))
     if isinstance(obj, (set, frozenset)):
         return f"{type(obj).__name__}({{{', '.join(sorted(canonical(e, depth + 1) for e in obj))}}})"
     if type(obj) in (list, tuple):
@@ -105,7 +111,7 @@ def canonical(obj, depth=0):
     if type(obj) is dict:
         items = ", ".join(f"{canonical(k, depth + 1)}: {canonical(v, depth + 1)}" for k, v in obj.items())
         return f"dict({{{items}}})"
-    return ADDRESS.sub(" at 0x?", repr(obj))
+    return masked(repr(obj))
 
 
 def error():
