@@ -72,6 +72,9 @@ class TreeSurvey:
     linked: set[str] = field(default_factory=set)
     """Tree-relative paths some symlink in the tree points at."""
     doctest_config: str | None = None
+    init_texts: dict[str, str] = field(default_factory=dict)
+    """Tree-relative path -> text of every ``__init__.py`` read (what `listed_folder` asks of each module's
+    packages, read once here instead of once per module)."""
 
 
 def survey_tree(root: Path, *, pytest_options_only: bool = False) -> TreeSurvey:
@@ -92,6 +95,8 @@ def survey_tree(root: Path, *, pytest_options_only: bool = False) -> TreeSurvey:
             if _note_link(root, path, survey) or not (path.suffix in TEXT_SUFFIXES or name in TEXT_NAMES):
                 continue
             text = _read(path)
+            if name == "__init__.py":
+                survey.init_texts[path.relative_to(root).as_posix()] = text
             if ".py" in text:
                 survey.path_refs.update(path_references(text))
             options = pytest_section(name, text) if pytest_options_only else text
@@ -161,7 +166,8 @@ def refusal(root: Path, module: str, survey: TreeSurvey) -> str | None:
         return "symlink: a link in the tree points at this module; the forwarder finds its sibling by its own name"
     if not (folder / "__init__.py").is_file():
         return "no-package: its folder has no __init__.py (script, sys.path root or namespace portion)"
-    if listing := listed_folder("" if str(rel.parent) == "." else rel.parent.as_posix(), partial(_init_text, root)):
+    folder_rel = "" if str(rel.parent) == "." else rel.parent.as_posix()
+    if listing := listed_folder(folder_rel, partial(_init_text, root, survey)):
         return f"listed-package: {listing}; the hidden twin would be found and run again"
     if (folder / stem).exists():
         return f"stem-folder-exists: {rel.parent / stem} already exists; the decoys would go there"
@@ -184,6 +190,9 @@ def _used_as_file(root: Path, module: str, survey: TreeSurvey) -> str | None:
     return None
 
 
-def _init_text(root: Path, rel: str) -> str | None:
+def _init_text(root: Path, survey: TreeSurvey, rel: str) -> str | None:
+    """The survey's text of `rel`; read here only where the survey did not (a linked ``__init__.py``)."""
+    if rel in survey.init_texts:
+        return survey.init_texts[rel]
     path = root / rel
     return _read(path) if path.is_file() else None
