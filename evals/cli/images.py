@@ -67,9 +67,9 @@ def build(
     loaded = load_dataset(dataset)
     for error in loaded.errors:
         err.print(f"[yellow]skipped[/] {error}")
-    instances = [part.strip() for value in instances or [] for part in value.split(",") if part.strip()]
-    rows = [row for row in loaded.rows if not instances or row["instance_id"] in set(instances)]
-    unknown = sorted(set(instances or []) - {row["instance_id"] for row in loaded.rows})
+    wanted = {part.strip() for value in instances or [] for part in value.split(",") if part.strip()}
+    rows = [row for row in loaded.rows if not wanted or row["instance_id"] in wanted]
+    unknown = sorted(wanted - {row["instance_id"] for row in loaded.rows})
     if unknown:
         raise typer.BadParameter(f"not in {dataset}: {', '.join(unknown)}", param_hint="--instances")
     records = []
