@@ -10,14 +10,11 @@ import random
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import ScopeProvider
 
 from repoanchor.perturb.results import SiteRecord, Skipped, snippet
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.speed.codegen import code_for_node, module_code
 from repoanchor.perturb.speed.emission import FileEmission
-from repoanchor.perturb.speed.fastvisit import readonly_visits
-from repoanchor.perturb.speed.scopes import resolve_scopes
 
 
 @dataclass
@@ -48,7 +45,6 @@ class FileContext:
     emission: FileEmission = field(default_factory=FileEmission)
     """The file's emissions and block line counts; every pass over one file shares it, so an unchanged
     statement is emitted once."""
-    _wrappers: dict[int, cst.MetadataWrapper] = field(default_factory=dict)
     _code: str | None = None
 
     @property
@@ -68,22 +64,6 @@ class FileContext:
         spans) emitted it anyway: a later `code` of the same module state then costs nothing."""
         if module is self.module and self._code is None:
             self._code = text
-
-    def metadata_wrapper(self, module: cst.Module) -> cst.MetadataWrapper:
-        """One wrapper per module object, sharing the module's nodes (no deep copy)."""
-        key = id(module)
-        if key not in self._wrappers:
-            self._wrappers = {key: cst.MetadataWrapper(module, unsafe_skip_copy=True)}
-        return self._wrappers[key]
-
-    def resolve(self, provider, module: cst.Module):
-        """`provider`'s metadata of `module` (cached by the wrapper), resolved without LibCST's node
-        rebuilding (`fastvisit`), scopes without the expression-context pass (`scopes`): the same metadata
-        in a fraction of the time."""
-        if provider is ScopeProvider:
-            return resolve_scopes(self.metadata_wrapper(module))
-        with readonly_visits():
-            return self.metadata_wrapper(module).resolve(provider)
 
     def skip(self, reason: str, where: str | Site = "") -> None:
         """Record why a site (or the whole file, with no `where`) was not transformed."""

@@ -1,6 +1,6 @@
 """Swapping methods of LibCST classes for faster equivalents, only while our own code runs.
 
-`fastvisit.readonly_visits` and `codegen.emitting` share this: the swap is made by the outermost of
+`codegen.emitting` and `emission` use this: the swap is made by the outermost of
 nested blocks in any thread and undone when the last one ends.
 """
 

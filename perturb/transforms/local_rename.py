@@ -3,24 +3,25 @@
 A name bound by plain targets inside a ``def`` (``=``, ``+=``, annotated assignment, walrus,
 ``for``/``with``/``except`` targets) is renamed at every binding and every read, including
 ``del``, match captures of the same name, and reads from nested functions, lambdas,
-comprehensions and class bodies (closures). LibCST's ScopeProvider supplies bindings and
-references (a name bound only by match captures is invisible to it and left alone).
+comprehensions and class bodies (closures). `speed.function_names` supplies each function's
+bindings and the Names spelling them, under Python's scoping rules, in one walk of the module (a
+name bound only by match captures is left alone, as the earlier LibCST scope analysis did).
 Refused, with the reason class in brackets:
 
 - [parameter] callers may pass it by keyword, and ``inspect.signature`` shows it;
 - [global/nonlocal] it is declared ``global`` or ``nonlocal`` anywhere in the module, so the
   binding lives in, or is shared with, another scope (checked module-wide: simple and safe);
 - [rebound in nested scope] a nested scope binds the same name (nested def, lambda or
-  comprehension variable, class attribute, walrus inside a comprehension): LibCST resolves
-  those cases unreliably (a class body's ``y = y`` reads the global, not the closure);
+  comprehension variable, class attribute, match capture, walrus inside a comprehension): which
+  binding an occurrence means then depends on evaluation order (a class body's ``y = y`` reads
+  the global, not the closure);
 - [binding kind] it is bound by an import, ``def`` or ``class``: renaming would change an
   import statement or an object's ``__name__``;
 - [introspection] the function, or anything nested in it, calls ``locals()``, ``vars()``,
   ``eval``, ``exec``, ``dir()`` or inspects frames: those observe names as strings;
 - [self-documenting f-string] it appears in ``{x=}``, whose output contains the name's text;
-- [string annotation] a string annotation names it (the string would need rewriting too);
-- [unresolved reference] some occurrence in the function could not be tied to this binding
-  (e.g. a match capture LibCST records as a read), so a consistent rename is not guaranteed;
+- [string annotation] a string a type checker reads as code (an annotation, a ``typing``
+  subscript, ``cast``/``TypeVar``/``NewType``) contains the word (the string would need rewriting);
 - [private name] it starts with ``__`` (class-private mangling);
 - [builtin name] it shadows a builtin: kept out, as the prior art did, to leave deliberate
   shadowing alone.
@@ -36,126 +37,57 @@ from collections.abc import Sequence
 from functools import partial
 
 import libcst as cst
-from libcst.metadata import FunctionScope, Scope, ScopeProvider
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector
-from repoanchor.perturb.transform_checks import introspection_in
-from repoanchor.perturb.walk import ancestor_paths, replace_nodes, walk
+from repoanchor.perturb.speed.function_names import Binding, ModuleNames, NameScope, function_names
+from repoanchor.perturb.walk import ancestor_paths, replace_nodes
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 
-class _Occurrences:
-    """Names under a node in source order, and those inside ``{...=}``."""
-
-    def __init__(self) -> None:
-        self.names: list[cst.Name] = []
-        self.self_documenting: set[int] = set()
-        self._in_selfdoc = 0
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.append(node)
-        if self._in_selfdoc:
-            self.self_documenting.add(id(node))
-
-    def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
-        self._in_selfdoc += node.equal is not None
-
-    def leave_FormattedStringExpression(self, original_node: cst.FormattedStringExpression) -> None:
-        self._in_selfdoc -= original_node.equal is not None
-
-
-class _Declarations:
-    """Names declared ``global`` or ``nonlocal``: statements, so the walk never enters an expression."""
-
-    WALK = "statements"
-
-    def __init__(self) -> None:
-        self.declared: set[str] = set()
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.declared.update(item.name.value for item in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.declared.update(item.name.value for item in node.names)
-
-
-def _occurrences(node: cst.CSTNode) -> _Occurrences:
-    found = _Occurrences()
-    walk(found, node)
-    return found
-
-
-def _declared(module: cst.Module) -> set[str]:
-    found = _Declarations()
-    walk(found, module)
-    return found.declared
-
-
-def _spelling(node: cst.CSTNode) -> cst.CSTNode:
-    """The Name that spells a binding, which fixes its source order."""
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
-        return node.name
-    names = [node] if isinstance(node, cst.Name) else _occurrences(node).names
-    return names[0] if names else node
-
-
 class _Collector(SiteCollector):
-    def __init__(self, module: cst.Module, ctx: FileContext) -> None:
+    """Every function's renameable locals, from one walk of the module (`function_names`)."""
+
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
-        scopes = {s for s in ctx.resolve(ScopeProvider, module).values() if s is not None}
-        self.function_scopes = {id(s.node): s for s in scopes if isinstance(s, FunctionScope)}
-        self.children: dict[int, list[Scope]] = {}
-        for scope in scopes:
-            if scope.parent is not scope:
-                self.children.setdefault(id(scope.parent), []).append(scope)
-        self.declared = _declared(module)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        super().visit_FunctionDef(node)
-        scope = self.function_scopes.get(id(node))
-        if scope is not None:
-            self._collect(node, scope)
-        return True
+    def collect(self, module: cst.Module) -> list[Site]:
+        names = function_names(module)
+        for function in names.functions:  # in the order a visitor enters them: labels count in that order
+            self.scope = list(function.path)
+            self._collect(function, names)
+        return self.sites
 
-    def _nested(self, scope: Scope) -> list[Scope]:
-        found, stack = [], list(self.children.get(id(scope), []))
-        while stack:
-            inner = stack.pop()
-            found.append(inner)
-            stack.extend(self.children.get(id(inner), []))
-        return found
-
-    def _collect(self, func: cst.FunctionDef, scope: Scope) -> None:
-        occurrences = _occurrences(func)
-        order = {id(n): i for i, n in enumerate(occurrences.names)}
-
-        def position(assignment) -> tuple[int, str]:
-            return order.get(id(_spelling(assignment.node)), len(order)), assignment.name
-
-        ordered = sorted({a.name for a in scope.assignments}, key=lambda n: min(map(position, scope.assignments[n])))
+    def _collect(self, function: NameScope, names: ModuleNames) -> None:
+        # A name the function declares global/nonlocal is bound elsewhere; one bound only by match
+        # captures is left alone (the prior scope analysis did not see it).
+        bound = {
+            name: sorted((b for b in found if b.kind != "capture"), key=lambda b: b.order)
+            for name, found in function.bindings.items()
+            if name not in function.declared
+        }
+        ordered = sorted((name for name in bound if bound[name]), key=lambda name: (bound[name][0].order, name))
         if not ordered:
             return
-        found = introspection_in(func)
-        if found:
-            self.ctx.skip(f"introspection: {found} can observe local names", self.label(func))
+        if function.introspection:
+            self.ctx.skip(f"introspection: {function.introspection} can observe local names", self.label(function.node))
             return
-        nested, selfdoc = self._nested(scope), occurrences.self_documenting
+        scopes = [function, *function.inner()]
         for name in ordered:
-            bindings = sorted(scope.assignments[name], key=position)
-            targets = {id(n): n for n in [a.node for a in bindings] + [r.node for a in bindings for r in a.references]}
-            reason = self._refusal(name, bindings, targets.keys(), [scope, *nested], selfdoc)
+            bindings = bound[name]
+            reason = self._refusal(name, bindings, scopes, names)
             if reason:
                 self.ctx.skip(reason, self.label(bindings[0].node))
             else:
+                targets = {id(n): n for scope in scopes for n in scope.occurrences.get(name, ())}
                 self.add(bindings[0].node, targets=tuple(targets.values()))
 
-    def _refusal(self, name: str, bindings: list, targets, scopes: list[Scope], selfdoc: set[int]):
-        kinds = {type(a.node).__name__ for a in bindings if not isinstance(a.node, cst.Name)}
-        if name in self.declared:
+    def _refusal(self, name: str, bindings: list[Binding], scopes: list[NameScope], names: ModuleNames) -> str | None:
+        kinds = {b.kind for b in bindings if b.kind != "Name"}
+        if name in names.declared:
             return f"global/nonlocal: {name} is declared global or nonlocal in this module"
         if name.startswith("__"):
             return f"private name: {name} would be mangled inside classes"
@@ -165,13 +97,11 @@ class _Collector(SiteCollector):
             return f"parameter: {name} can be passed by keyword"
         if kinds:
             return f"binding kind: {name} is bound by {', '.join(sorted(kinds))}"
-        if any(scope.assignments[name] for scope in scopes[1:]):
+        if any(name in scope.bindings for scope in scopes[1:]):
             return f"rebound in nested scope: {name}"
-        if any(not isinstance(r.node, cst.Name) for a in bindings for r in a.references):
+        if any(name in scope.hinted for scope in scopes):
             return f"string annotation: a string annotation refers to {name}"
-        if any(id(access.node) not in targets for scope in scopes for access in scope.accesses[name]):
-            return f"unresolved reference: an occurrence of {name} is not tied to this binding"
-        if selfdoc.intersection(targets):
+        if any(id(n) in names.self_documenting for scope in scopes for n in scope.occurrences.get(name, ())):
             return f"self-documenting f-string: {{{name}=}} prints the name"
         return None
 
@@ -190,7 +120,7 @@ class LocalRename:
     keyword_bound = False
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        return _Collector(module, ctx).collect(module)
+        return _Collector(ctx).collect(module)
 
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
         taken, rewrites = identifiers_in(ctx.code), {}
