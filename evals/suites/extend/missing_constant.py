@@ -127,7 +127,8 @@ def wrong_type(value: object) -> object:
 def _importable(ctx: BuildContext, candidates: list[dict], k: int) -> list[dict] | str:
     """The first `k` candidates (in their seeded order) whose module imports in the instance's environment and
     hands out the recorded value; or why there are not enough. A module that cannot import there (an
-    optional or platform-only dependency) cannot host a checkable constant and is passed over, as is one whose
+    optional or platform-only dependency, an example script that downloads its data or reads a file that is not
+    there) cannot host a checkable constant and is passed over, as is one whose
     name another root's module takes first (`_shadowed_by`); one that imports but hands out another value is a
     broken perturbation: no task at all."""
     roots, total = sorted({c["root"] for c in candidates}), len(candidates)
@@ -140,7 +141,7 @@ def _importable(ctx: BuildContext, candidates: list[dict], k: int) -> list[dict]
     usable = []
     for item, found in zip(candidates, facts, strict=True):
         where, error = f"{item['binding']}[{item['key']!r}]", found["error"] or ""
-        if "ImportError" in error or "ModuleNotFoundError" in error:
+        if error and found.get("stage") == "import":  # the suite's variant passed the import check against the original
             unavailable.append(f"{item['module']} ({last_line(error)})")
         elif error or (found["type"], found["repr"]) != (item["type"], item["repr"]):
             return f"the intact variant's {where} is not {item['repr']}: {last_line(found['error'])}"

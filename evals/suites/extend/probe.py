@@ -219,9 +219,12 @@ def probe_constants(spec):
     found = []
     for item in spec["entries"]:
         entry = {"module": item["module"], "binding": item["binding"], "key": item["key"], "error": None}
+        entry["stage"] = "import"  # an import that fails (a script that downloads, a platform-only module) vs a lookup
         try:
-            value = getattr(importlib.import_module(item["module"]), item["binding"])[item["key"]]
-            entry.update(type=type(value).__name__, repr=repr(value))
+            module = importlib.import_module(item["module"])
+            entry["stage"] = "value"
+            value = getattr(module, item["binding"])[item["key"]]
+            entry.update(type=type(value).__name__, repr=repr(value), stage="done")
         except BaseException:
             entry["error"] = error()
         found.append(entry)
