@@ -128,9 +128,16 @@ def _inline(path: Path) -> str:
     return "\n".join(lines)
 
 
+# Python 3.5/3.6's venv bundles pip 18.1, older than pip's resolver: it takes the newest release (a find-links wheel
+# says no Requires-Python) and fails on it instead of trying older ones. SWE-bench's conda pip is newer: this is.
+RESOLVER_PIP = {"3.5": "pip<21", "3.6": "pip<22"}
+
+
 def dependency_steps(repo: str, spec: dict[str, Any], checkout: Path, venv: Path) -> tuple[list[str], list[str]]:
     """(pip commands for the spec's dependencies, skipped steps with reasons)."""
     steps, skipped = [], []
+    if str(spec.get("python")) in RESOLVER_PIP:
+        steps.append(f"python -m pip install --upgrade '{RESOLVER_PIP[str(spec['python'])]}'")
     packages = spec.get("packages", "")
     if packages == "requirements.txt":
         reqs = venv / "requirements.txt"

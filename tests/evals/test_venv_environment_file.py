@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from repoanchor.evals.harness.venv_build import build_venv, environment_requirements, pip_requirement, venv_key
+from repoanchor.perturb.validation.compile_check import installed_interpreters
 
 ENVIRONMENT = """name: xarray-tests
 channels:
@@ -80,3 +81,20 @@ def test_the_environment_file_is_installed_under_the_pins_and_what_fails_is_reco
     (missing,) = [reason for reason in record["skipped"] if reason.startswith("environment.yml: ")]
     assert missing.startswith("environment.yml: no-such-package-for-repoanchor-tests: ")
     assert any("more-itertools==10.5.0" in step for step in record["steps"])
+
+
+@pytest.mark.skipif(os.environ.get("REPOANCHOR_OFFLINE") == "1", reason="REPOANCHOR_OFFLINE=1: installs from PyPI")
+@pytest.mark.skipif(not installed_interpreters([(3, 6)]), reason="no Python 3.6 here (pyenv or PATH)")
+def test_an_old_interpreters_venv_gets_a_pip_that_picks_releases_it_can_install(tmp_path):
+    """pydicom 1.3's spec (Python 3.6) asks for an unpinned pytest: the venv's own pip 18.1 took pytest 9 from
+    the find-links folder and failed on its Requires-Python; the resolver's pip installs the last pytest for 3.6."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    spec = {"python": "3.6", "pip_packages": ["pytest"]}
+    venv, record = build_venv("pydicom/pydicom", "1.3", spec, checkout, tmp_path / "venvs")
+    assert record["steps"][0] == "python -m pip install --upgrade 'pip<22'"
+    probe = "import pytest, pip; print(pytest.__version__, pip.__version__)"
+    found = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True)
+    pytest_version, pip_version = found.stdout.split()
+    assert pytest_version.startswith("7.0."), pytest_version
+    assert pip_version.startswith("21."), pip_version
