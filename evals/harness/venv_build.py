@@ -4,10 +4,11 @@
 the one version used. A spec describes a conda environment; here it becomes a venv on the spec's Python
 (found under pyenv or on PATH): conda package lists and `pip_packages` are pip-installed; an `environment.yml`
 (xarray, matplotlib) is read from the checkout and its conda specs installed with pip under the spec's pins
-(`environment_requirements`), each one pip cannot install skipped and recorded; system steps (apt-get,
-locale-gen, /etc) are skipped and recorded. Dependencies live in a
-venv cached by (repo, version, python, spec hash); the project itself is installed on every test run
-(`install`, after the tree-editing `pre_install` steps), as SWE-bench's eval script reinstalls before testing.
+(`dependencies.conda`); a requirements file or an environment file that pip cannot install at once (a package
+since yanked, conda-only) is installed one requirement at a time, each one that fails skipped and recorded;
+system steps (apt-get, locale-gen, /etc) are skipped and recorded. Dependencies live in a venv cached by
+(repo, version, python, spec hash); the project itself is installed on every test run (`install`, after the
+tree-editing `pre_install` steps), as SWE-bench's eval script reinstalls before testing.
 """
 
 from __future__ import annotations
@@ -24,8 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from repoanchor.evals.harness.dependencies.conda import environment_requirements
 from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
 from repoanchor.scaffolds.records import InfraError
 
@@ -117,6 +117,12 @@ def requirements_text(repo: str, checkout: Path) -> str:
     raise InfraError("environment_setup", f"{repo}: none of {MAP_REPO_TO_REQS_PATHS.get(repo)} in {checkout}")
 
 
+def requirement_lines(path: Path) -> list[str]:
+    """The requirements of a requirements file one by one: comments, blank lines and pip options left out."""
+    found = (line.split(" #")[0].strip() for line in path.read_text().splitlines())
+    return [line for line in found if line and not line.startswith(("#", "-"))]
+
+
 def _inline(path: Path) -> str:
     lines = []
     for line in path.read_text().splitlines():
@@ -163,10 +169,17 @@ def build_venv(repo: str, version: str, spec: dict[str, Any], checkout: Path, ca
         shutil.rmtree(venv, ignore_errors=True)  # a half-built venv from an interrupted build
         python = find_python(spec["python"])
         subprocess.run([python, "-m", "venv", str(venv)], check=True, capture_output=True)
-        steps, skipped = dependency_steps(repo, spec, checkout, venv)
+        planned, skipped = dependency_steps(repo, spec, checkout, venv)
         log: list[str] = []
-        for step in steps:
-            run_step(step, checkout, venv, log)
+        steps = []
+        for step in planned:
+            if step == f"python -m pip install -r {venv / 'requirements.txt'}":
+                lines = requirement_lines(venv / "requirements.txt")
+                done, missed = install_each_on_failure(step, lines, "", "requirements.txt", checkout, venv, log)
+                steps, skipped = [*steps, *done], [*skipped, *missed]
+            else:
+                run_step(step, checkout, venv, log)
+                steps.append(step)
         if spec.get("packages") == "environment.yml":
             done, missed = install_environment_file(repo, spec, checkout, venv, log)
             steps, skipped = [*steps, *done], [*skipped, *missed]
@@ -192,44 +205,6 @@ def private_copy(venv: Path, dest: Path) -> Path:
     return dest
 
 
-CONDA_ONLY = {"python", "pip"}
-PYPI_NAMES = {
-    "matplotlib-base": "matplotlib", "dask-core": "dask", "iris": "scitools-iris", "pytorch": "torch",
-    "pytables": "tables", "msgpack-python": "msgpack",
-}  # fmt: skip
-_CONDA_SPEC = re.compile(r"^(?:[\w.-]+::)?([A-Za-z0-9_.-]+)\s*(.*)$")
-
-
-def pip_requirement(conda: str) -> str | None:
-    """A pip requirement for one conda spec (``numpy=1.23`` and ``numpy 1.23`` -> ``numpy==1.23.*``, as conda
-    matches them; ``>=``/``<`` kept; a channel prefix and a build string dropped), None for what the venv itself
-    provides (python, pip)."""
-    match = _CONDA_SPEC.match(conda.strip())
-    if not match:
-        return None
-    name = PYPI_NAMES.get(match.group(1).lower(), match.group(1))
-    if name.lower() in CONDA_ONLY:
-        return None
-    rest = match.group(2).split()[0] if match.group(2).strip() else ""
-    if rest.startswith(("==", ">", "<", "!", "~")):
-        return f"{name}{rest}"
-    version = rest.lstrip("=").split("=")[0]
-    if not version:
-        return name
-    return f"{name}=={version}" if "*" in version else f"{name}=={version}.*"
-
-
-def environment_requirements(text: str) -> list[str]:
-    """pip requirements for a conda environment file: its conda specs converted, its `pip:` list as given."""
-    found = []
-    for entry in (yaml.safe_load(text) or {}).get("dependencies") or []:
-        if isinstance(entry, dict):
-            found.extend(str(item) for item in entry.get("pip") or [])
-        elif (requirement := pip_requirement(str(entry))) is not None:
-            found.append(requirement)
-    return found
-
-
 def install_environment_file(
     repo: str, spec: dict[str, Any], checkout: Path, venv: Path, log: list[str]
 ) -> tuple[list[str], list[str]]:
@@ -244,17 +219,26 @@ def install_environment_file(
     constraints = venv / "constraints.txt"
     constraints.write_text("\n".join(spec.get("pip_packages") or []) + "\n")
     command = f"python -m pip install -c {constraints} " + " ".join(f"'{r}'" for r in requirements)
+    return install_each_on_failure(command, requirements, f"-c {constraints} ", "environment.yml", checkout, venv, log)
+
+
+def install_each_on_failure(
+    command: str, requirements: list[str], options: str, label: str, checkout: Path, venv: Path, log: list[str]
+) -> tuple[list[str], list[str]]:
+    """(steps run, skipped with reasons): `command` installs `requirements` at once; when it fails (one of them
+    is no longer installable: yanked, conda-only, needs a newer Python), each is installed alone and each one pip
+    cannot install is skipped, recorded under `label` with pip's last line."""
     try:
         run_step(command, checkout, venv, log)
         return [command], []
     except InfraError:
-        pass  # one requirement pip cannot meet (a conda-only package) fails them all: each alone, then
+        pass  # one requirement pip cannot meet fails them all: each alone, then, and every failure recorded
     done, skipped = [], []
     for requirement in requirements:
-        single = f"python -m pip install -c {constraints} '{requirement}'"
+        single = f"python -m pip install {options}'{requirement}'"
         try:
             run_step(single, checkout, venv, log)
             done.append(single)
         except InfraError as error:
-            skipped.append(f"environment.yml: {requirement}: {error.message.strip().splitlines()[-1][:200]}")
+            skipped.append(f"{label}: {requirement}: {error.message.strip().splitlines()[-1][:200]}")
     return done, skipped

@@ -11,7 +11,8 @@ import subprocess
 
 import pytest
 
-from repoanchor.evals.harness.venv_build import build_venv, environment_requirements, pip_requirement, venv_key
+from repoanchor.evals.harness.dependencies.conda import environment_requirements, pip_requirement
+from repoanchor.evals.harness.venv_build import build_venv, venv_key
 from repoanchor.perturb.validation.compile_check import installed_interpreters
 
 ENVIRONMENT = """name: xarray-tests
@@ -98,3 +99,22 @@ def test_an_old_interpreters_venv_gets_a_pip_that_picks_releases_it_can_install(
     pytest_version, pip_version = found.stdout.split()
     assert pytest_version.startswith("7.0."), pytest_version
     assert pip_version.startswith("21."), pip_version
+
+
+@pytest.mark.skipif(os.environ.get("REPOANCHOR_OFFLINE") == "1", reason="REPOANCHOR_OFFLINE=1: installs from PyPI")
+def test_a_requirements_file_with_a_package_gone_from_pypi_installs_the_rest_and_records_it(tmp_path):
+    """sqlfluff 1.4's requirements_dev.txt lists types-pkg_resources, since yanked from PyPI: the whole file failed
+    to install and the instance was rejected before any test ran."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "requirements_dev.txt").write_text(
+        "# testing\nsix==1.16.0  # pinned\nno-such-package-for-repoanchor-tests\n-e .\nmore-itertools==10.5.0\n"
+    )
+    spec = {"python": "3.11", "packages": "requirements.txt"}
+    venv, record = build_venv("sqlfluff/sqlfluff", "1.4", spec, checkout, tmp_path / "venvs")
+    probe = "import importlib.metadata as m; print(m.version('six'), m.version('more-itertools'))"
+    found = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True)
+    assert found.stdout.split() == ["1.16.0", "10.5.0"]
+    (missing,) = record["skipped"]
+    assert missing.startswith("requirements.txt: no-such-package-for-repoanchor-tests: ")
+    assert [step.split()[-1] for step in record["steps"]] == ["'six==1.16.0'", "'more-itertools==10.5.0'"]

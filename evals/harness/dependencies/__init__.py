@@ -1,0 +1,1 @@
+"""Dependencies of an instance venv: conda environments as pip requirements."""
