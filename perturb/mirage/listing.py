@@ -5,8 +5,9 @@ of the folder and registers what each one offers: a masked checker's hidden twin
 second time (pylint then refuses its duplicate options, and every test run fails), and each proxy module is
 one more plugin to import. So proxy-imports and runtime-target-masking add no module to a package, or a
 package below it, whose ``__init__.py`` names its own location: a read of ``__path__`` (other than the
-``extend_path`` idiom, and Django's ``find_commands(__path__[0])``, which lists the ``commands`` folder
-below, not this one), or ``__file__`` together with a directory listing. Nor to the folders Django lists in
+``extend_path`` idiom, Django's ``find_commands(__path__[0])``, which lists the ``commands`` folder
+below, not this one, and astropy's ``TestRunner.make_test_runner_in(__path__[0])``, which only keeps the path
+for a later ``astropy.test()``), or ``__file__`` together with a directory listing. Nor to the folders Django lists in
 every installed app (`FRAMEWORK_LISTED`): a new module in ``management/commands`` is a new command, in
 ``templatetags`` a new template library. (Django's migration loader lists ``migrations`` folders too, but it
 skips the ``_`` names proxies have, and their modules are named ``0001_...``, which masking refuses: the
@@ -26,7 +27,7 @@ FRAMEWORK_LISTED = {
     (None, "templatetags"): "Django lists its modules as template libraries",
 }
 """(parent folder name or None for any, folder name) -> what lists the folder's modules."""
-_NOT_OWN_LISTING = re.compile(r"^.*\b(extend_path|find_commands)\(.*$", re.MULTILINE)
+_NOT_OWN_LISTING = re.compile(r"^.*\b(extend_path|find_commands|make_test_runner_in)\(.*$", re.MULTILINE)
 _PATH_READ = re.compile(r"(?<![\w.])__path__(?!\s*(?:=|\+=)(?!=))")
 _FILE = re.compile(r"(?<![\w.])__file__\b")
 _LISTING = re.compile(r"\b(listdir|scandir|iterdir|glob|iglob|iter_modules|walk_packages|walk)\s*\(")

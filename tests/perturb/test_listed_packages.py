@@ -122,6 +122,7 @@ def test_folders_below_a_listing_package_and_the_folders_django_lists_are_refuse
         ("DATA = os.path.join(os.path.dirname(__file__), 'data.json')\n", None),
         ("__path__ = [HERE]\n", None),  # rebinding is its own refusal (package-path-rebound)
         ("commands = {name: 'django.core' for name in find_commands(__path__[0])}\n", None),  # lists commands/
+        ("test = TestRunner.make_test_runner_in(__path__[0])  # noqa: F821\n", None),  # astropy: a path kept
         ("import sub.__path__helpers\nx.__path__\n", None),
     ],
 )
