@@ -7,7 +7,8 @@ wrong rewrite of a build script can break installing the variant.
 
 Decisions, for layouts seen in real projects:
 - Build scripts are named files *outside* packages (no `__init__.py` beside them), at any depth, so a
-  monorepo's `packages/a/setup.py` is skipped but a package's own module `mypkg/setup.py` is not.
+  monorepo's `packages/a/setup.py` is skipped but a package's own module `mypkg/setup.py` is not. The one
+  exception is astropy's `setup_package.py`, a build hook that lives inside each package.
 - Vendored code is a whole folder whose name says so (`_vendor/`, `vendor/`, `vendored/`, `externals/`,
   `extern/`, `third_party/`): `pip/_vendor/` and `astropy/extern/` are skipped. A module that merely is
   *called* `vendor.py` is the project's own. `sympy/external/` (sympy's wrappers around optional
@@ -23,6 +24,10 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 BUILD_SCRIPTS = frozenset({"setup.py", "noxfile.py", "fabfile.py", "versioneer.py", "pavement.py"})
+IN_PACKAGE_BUILD_SCRIPT = "setup_package.py"
+"""astropy's (and its affiliated packages') per-package build hook, beside an `__init__.py`: extension-helpers
+loads it by path during `pip install`, when the package itself cannot be imported, so a proxy import in it
+breaks the build."""
 DOCS_FOLDERS = frozenset({"doc", "docs"})
 VENDOR_FOLDERS = frozenset({"_vendor", "vendor", "vendored", "externals", "extern", "third_party"})
 HEADER_BYTES = 4096
@@ -52,6 +57,8 @@ def _vendor_folder(path: PurePosixPath) -> str | None:
 
 
 def _build_script(root: Path, path: PurePosixPath) -> str | None:
+    if path.name == IN_PACKAGE_BUILD_SCRIPT:
+        return "build script: setup_package.py (extension-helpers runs it while building, not as a module)"
     if (root / path.parent / "__init__.py").exists():
         return None  # a module of a package, whatever its name
     if path.name in BUILD_SCRIPTS:
