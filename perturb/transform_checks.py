@@ -28,20 +28,34 @@ def docstring_count(body: Sequence[cst.BaseStatement]) -> int:
     return 1 if body and is_docstring(body[0]) else 0
 
 
+FRAME_ATTRS = frozenset({"f_locals", "f_back", "f_globals"})
+"""Attributes of a frame object that reach another scope's names."""
+
+
+def call_introspection(node: cst.Call) -> str | None:
+    """What this call observes local names with (``locals()``, ``eval()``, ``sys._getframe()``...), or None."""
+    func = node.func
+    if isinstance(func, cst.Name) and func.value in INTROSPECTION_CALLS:
+        return f"{func.value}()"
+    if isinstance(func, cst.Attribute) and func.attr.value in FRAME_INTROSPECTION_ATTRS:
+        return f".{func.attr.value}()"
+    return None
+
+
+def attribute_introspection(node: cst.Attribute) -> str | None:
+    """`.f_locals`, `.f_back` or `.f_globals` when this attribute reads one, else None."""
+    return f".{node.attr.value}" if node.attr.value in FRAME_ATTRS else None
+
+
 class _IntrospectionFinder(cst.CSTVisitor):
     def __init__(self) -> None:
         self.found: str | None = None
 
     def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if isinstance(func, cst.Name) and func.value in INTROSPECTION_CALLS:
-            self.found = self.found or f"{func.value}()"
-        elif isinstance(func, cst.Attribute) and func.attr.value in FRAME_INTROSPECTION_ATTRS:
-            self.found = self.found or f".{func.attr.value}()"
+        self.found = self.found or call_introspection(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in {"f_locals", "f_back", "f_globals"}:
-            self.found = self.found or f".{node.attr.value}"
+        self.found = self.found or attribute_introspection(node)
 
 
 def introspection_in(node: cst.CSTNode) -> str | None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from repoanchor.perturb.transform_checks import FRAME_INTROSPECTION_ATTRS, INTROSPECTION_CALLS
+from repoanchor.perturb.transform_checks import attribute_introspection, call_introspection
 from repoanchor.perturb.walk import children
 
 if TYPE_CHECKING:
@@ -67,10 +67,8 @@ def _declaration(walker: _Walker, node: cst.Global | cst.Nonlocal, scope: NameSc
 def _call(walker: _Walker, node: cst.Call, scope: NameScope) -> None:
     func = node.func
     called = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else None
-    if type(func) is cst.Name and called in INTROSPECTION_CALLS:
-        walker.found_introspection(f"{called}()")
-    elif type(func) is cst.Attribute and called in FRAME_INTROSPECTION_ATTRS:
-        walker.found_introspection(f".{called}()")
+    if found := call_introspection(node):
+        walker.found_introspection(found)
     walker.visit(func, scope)
     hint_call = called in _HINT_CALLS and walker.typing_member(func)
     for index, arg in enumerate(node.args):
@@ -81,8 +79,8 @@ def _call(walker: _Walker, node: cst.Call, scope: NameScope) -> None:
 
 
 def _attribute(walker: _Walker, node: cst.Attribute, scope: NameScope) -> None:
-    if node.attr.value in {"f_locals", "f_back", "f_globals"}:
-        walker.found_introspection(f".{node.attr.value}")
+    if found := attribute_introspection(node):
+        walker.found_introspection(found)
     walker.visit(node.value, scope)
 
 
