@@ -113,11 +113,11 @@ def _match_mapping(walker: _Walker, node: cst.MatchMapping, scope: NameScope) ->
 
 def _statement_targets(walker: _Walker, node, scope: NameScope) -> None:
     """Assign, AugAssign, AnnAssign, NamedExpr, For: targets bind, every other child is read."""
-    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
-    for target in targets:
-        walker.target(target, scope)
+    holders = node.targets if type(node) is cst.Assign else (node.target,)  # AssignTarget nodes, or the target
+    for holder in holders:
+        walker.target(holder.target if type(holder) is cst.AssignTarget else holder, scope)
     for child in children(node, "pruned"):
-        if child is not node.target if type(node) is not cst.Assign else type(child) is not cst.AssignTarget:
+        if all(child is not holder for holder in holders):
             (walker.hinted if type(child) is cst.Annotation else walker.visit)(child, scope)
 
 
