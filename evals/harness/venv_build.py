@@ -117,6 +117,14 @@ def requirements_text(repo: str, checkout: Path) -> str:
     raise InfraError("environment_setup", f"{repo}: none of {MAP_REPO_TO_REQS_PATHS.get(repo)} in {checkout}")
 
 
+def _requirements_file(venv: Path) -> Path:
+    return venv / "requirements.txt"
+
+
+def _requirements_step(venv: Path) -> str:
+    return f"python -m pip install -r {_requirements_file(venv)}"
+
+
 def requirement_lines(path: Path) -> list[str]:
     """The requirements of a requirements file one by one: comments, blank lines and pip options left out."""
     found = (line.split(" #")[0].strip() for line in path.read_text().splitlines())
@@ -146,9 +154,8 @@ def dependency_steps(repo: str, spec: dict[str, Any], checkout: Path, venv: Path
         steps.append(f"python -m pip install --upgrade '{RESOLVER_PIP[str(spec['python'])]}'")
     packages = spec.get("packages", "")
     if packages == "requirements.txt":
-        reqs = venv / "requirements.txt"
-        reqs.write_text(requirements_text(repo, checkout))
-        steps.append(f"python -m pip install -r {reqs}")
+        _requirements_file(venv).write_text(requirements_text(repo, checkout))
+        steps.append(_requirements_step(venv))
     elif packages == "environment.yml":
         pass  # best effort, after the pins: `install_environment_file`
     elif packages:
@@ -173,8 +180,8 @@ def build_venv(repo: str, version: str, spec: dict[str, Any], checkout: Path, ca
         log: list[str] = []
         steps = []
         for step in planned:
-            if step == f"python -m pip install -r {venv / 'requirements.txt'}":
-                lines = requirement_lines(venv / "requirements.txt")
+            if step == _requirements_step(venv):
+                lines = requirement_lines(_requirements_file(venv))
                 done, missed = install_each_on_failure(step, lines, "", "requirements.txt", checkout, venv, log)
                 steps, skipped = [*steps, *done], [*skipped, *missed]
             else:
