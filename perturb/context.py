@@ -82,16 +82,21 @@ def code_of(
     known: tuple[cst.CSTNode, str] | None = None,
     emission: FileEmission | None = None,
 ) -> str:
-    """Source of a node for a snippet; long blocks are abbreviated before rendering (rendering is not free).
-    `known`: a node already rendered and its code, reused where a FlattenSentinel holds that very node (an
-    insertion beside an unchanged statement). `emission`: the file's, whose kept statements are reused."""
+    """Source of a node for a snippet (which `snippet` then bounds). `known`: a node already rendered and its
+    code, reused where a FlattenSentinel holds that very node (an insertion beside an unchanged statement).
+
+    `emission`: the file's. Where it reuses kept statements, the whole node is rendered: its unchanged
+    statements are their kept code joined, and its new ones are kept for the file's next emissions (the
+    output holds them too). Otherwise long blocks are abbreviated first, as rendering is not free; an
+    abbreviated block is a new node, though, whose statements no emission has kept."""
     if isinstance(node, cst.FlattenSentinel):
         parts = node.nodes[:SNIPPET_STATEMENTS]
         return "".join(known[1] if known and n is known[0] else code_of(n, emission=emission) for n in parts)
     if isinstance(node, cst.Module):
         return module_code(node)
-    abbreviated = _abbreviate(node)
-    return emission.node_code(abbreviated) if emission else code_for_node(abbreviated)
+    if emission is not None and emission.reuses_snippets:
+        return emission.node_code(node)
+    return code_for_node(_abbreviate(node))
 
 
 SNIPPET_STATEMENTS = 4

@@ -14,12 +14,18 @@ SNIPPET_CHARS = 400
 
 
 def snippet(code: str) -> str:
-    """A bounded excerpt of code for metadata: long snippets keep their head and tail."""
+    """A bounded excerpt of code for metadata: long snippets keep their head and tail, in whole lines where
+    a line ends within them (a longer line is cut)."""
     code = code.strip("\n")
     if len(code) <= SNIPPET_CHARS:
         return code
     half = SNIPPET_CHARS // 2
-    return f"{code[:half]}\n...\n{code[-half:]}"
+    head, tail = code[:half], code[-half:]
+    if "\n" in head:
+        head = head[: head.rindex("\n")]
+    if "\n" in tail:
+        tail = tail[tail.index("\n") + 1 :]
+    return f"{head}\n...\n{tail}"
 
 
 @dataclass(frozen=True)

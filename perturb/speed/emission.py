@@ -68,11 +68,16 @@ class FileEmission:
         self._defaults = (module.default_indent, module.default_newline)  # the same for every state of a file
         return self._emit(module, keep)
 
+    @property
+    def reuses_snippets(self) -> bool:
+        """Whether `node_code` reuses kept statements: the file was emitted under a lone node's defaults."""
+        return self._defaults == (_SNIPPET.default_indent, _SNIPPET.default_newline)
+
     def node_code(self, node: cst.CSTNode) -> str:
         """`code_for_node(node)` (default indentation and newline), statements kept from this file's emissions
         reused when they were made under those same defaults; its new statements are kept in turn (a snippet's
         inserted statement is usually in the output too)."""
-        if self._defaults != (_SNIPPET.default_indent, _SNIPPET.default_newline):
+        if not self.reuses_snippets:
             return code_for_node(node)
         return self._emit(node, keep=True)
 

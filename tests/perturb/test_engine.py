@@ -6,7 +6,16 @@ from __future__ import annotations
 import pytest
 
 from repoanchor.perturb.engine import PassSpec, select_sites, transform_source
-from repoanchor.perturb.results import Applied, Failed, Skipped, outcome_from_dict, outcome_to_dict, summarize
+from repoanchor.perturb.results import (
+    SNIPPET_CHARS,
+    Applied,
+    Failed,
+    Skipped,
+    outcome_from_dict,
+    outcome_to_dict,
+    snippet,
+    summarize,
+)
 from repoanchor.perturb.sites import Site
 
 SRC = b"def f(a, b):\n    if a < 0:\n        return a\n    return b\n"
@@ -105,3 +114,48 @@ def test_block_passes_apply_to_a_file_ending_in_a_block_without_a_newline(transf
     assert [type(o) for o in result.outcomes] == [Applied]
     assert not result.new_source.endswith(b"\n")
     compile(result.new_source, "m.py", "exec")
+
+
+LONG_BODY = "def f(a):\n" + "".join(f"    v{i} = a + {i}\n" for i in range(40)) + "    return v39\n"
+
+
+@pytest.mark.parametrize("indent", ["    ", "\t"], ids=["spaces", "tabs"])
+def test_a_long_block_sites_snippets_show_its_head_and_tail_in_whole_lines(indent: str):
+    """Under the default indentation a site is rendered whole from the file's kept statements and bounded by
+    `snippet`; under any other its long blocks are abbreviated first. Either way head and tail are lines of
+    the output (the inserted dead statement first, the block's last statement last)."""
+    result = transform_source(
+        LONG_BODY.replace("    ", indent).encode(), "m.py", [PassSpec("dead-code")], seed=1, fraction=1.0
+    )
+    (site,) = [site for o in result.outcomes if isinstance(o, Applied) for site in o.sites]
+    output_lines = {line.strip() for line in result.new_source.decode().splitlines()}  # snippets indent by 4
+    for code in (site.before, site.after):
+        lines = code.splitlines()
+        assert len(code) <= SNIPPET_CHARS + len("\n...\n")
+        assert "..." in [line.strip() for line in lines]
+        assert lines[-1].strip() == "return v39"
+        assert all(line.strip() in output_lines for line in lines if line.strip() != "...")
+    assert site.after.splitlines()[0].lstrip().startswith("if ")
+    assert site.before.splitlines()[0].strip() == "v0 = a + 0"
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("x = 1", "x = 1"),
+        ("\n".join(f"line_{i:03d} = {i}" for i in range(100)), None),
+        ("y" * 1000, "y" * 200 + "\n...\n" + "y" * 200),
+    ],
+    ids=["short", "many-lines", "one-long-line"],
+)
+def test_snippets_cut_long_code_at_line_ends(code: str, expected: str | None):
+    excerpt = snippet(code)
+    if expected is not None:
+        assert excerpt == expected
+        return
+    head, tail = excerpt.split("\n...\n")
+    lines = code.splitlines()
+    assert head.splitlines() == lines[: len(head.splitlines())]
+    assert tail.splitlines() == lines[-len(tail.splitlines()) :]
+    assert len(head) <= SNIPPET_CHARS // 2
+    assert len(tail) <= SNIPPET_CHARS // 2
