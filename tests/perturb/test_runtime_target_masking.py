@@ -19,8 +19,9 @@ import libcst as cst
 import pytest
 import yaml
 
-from repoanchor.perturb.mirage.masking.decoys import _Texts, make_decoys
+from repoanchor.perturb.mirage.masking.decoys import make_decoys
 from repoanchor.perturb.results import Applied
+from repoanchor.perturb.speed.emission import FileEmission
 from repoanchor.perturb.tree import ApplyConfig, TreeReport, apply_tree
 from tests.support.masking import ID, PACKAGE, entries, mask, reasons, run_py, snapshot
 from tests.support.trees import make_tree
@@ -233,8 +234,10 @@ def test_decoys_reemit_only_changed_statements_yet_equal_a_full_emit(name: str):
     first = module.body[-1]
     dropped = module.with_changes(body=[s for s in module.body if s is not first])
     renamed = module.with_changes(body=[*module.body[:-1], first.with_changes(name=cst.Name("h"))])
+    emission = FileEmission()  # as make_decoys emits each decoy: after one keeping emission of the module
+    assert emission.code(module) == source
     for mutated in (dropped, renamed):
-        assert _Texts(module, source).emit(mutated) == mutated.code
+        assert emission.code(mutated, keep=False) == mutated.code
     decoys, _ = make_decoys(module, source, random.Random(name), 3)
     for decoy in decoys:  # every decoy is valid code in the module's own encoding
         assert decoy.source != module.bytes

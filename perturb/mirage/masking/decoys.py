@@ -19,7 +19,8 @@ Each decoy lists the mutations it got, by kind and site label, and differs from 
 implementation and from every other decoy by text. A module that cannot yield the requested
 number of distinct decoys gets fewer, and the caller reports the shortfall. Sites are collected
 once per module with the fast walker; each decoy only rebuilds the ancestors of its mutations
-and re-emits only the top-level statements they changed. The rewrites themselves are in
+and emits only the statements they made anew, at any depth (`FileEmission`: a mutation deep in a
+large class no longer re-emits the whole class). The rewrites themselves are in
 `perturb.mirage.masking_mutations`.
 """
 
@@ -27,13 +28,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from functools import partial
 
 import libcst as cst
 
 from repoanchor.perturb.mirage.masking.mutations import choose
 from repoanchor.perturb.sites import Site, SiteCollector
-from repoanchor.perturb.speed.codegen import code_for_node, module_code
+from repoanchor.perturb.speed.emission import FileEmission
 from repoanchor.perturb.transform_checks import dotted_name
 from repoanchor.perturb.walk import children, replace_nodes
 
@@ -123,7 +123,9 @@ def make_decoys(module: cst.Module, code: str, rng: random.Random, count: int) -
     kinds = primary + [kind for kind in SECONDARY if found[kind]]
     if not kinds:
         return [], (f"0 of {count}: no if-statement, import pair, function, comparison or constant" if count else None)
-    decoys, seen, texts = [], {code}, _Texts(module, code)
+    emission = FileEmission()
+    emission.code(module)  # every statement kept: a decoy emits only the statements its mutations made anew
+    decoys, seen = [], {code}
     for _ in range(count * ATTEMPTS):
         if len(decoys) == count:
             break
@@ -131,33 +133,13 @@ def make_decoys(module: cst.Module, code: str, rng: random.Random, count: int) -
         if primary and not set(chosen) & set(primary):
             chosen.append(rng.choice(primary))
         rewrites, paths, labels = _plan(chosen, found, rng)
-        mutated = texts.emit(replace_nodes(module, rewrites, paths))
+        mutated = emission.code(replace_nodes(module, rewrites, paths), keep=False)
         if mutated not in seen:
             seen.add(mutated)
             decoys.append(Decoy(mutated.encode(module.encoding), tuple(labels)))
     if len(decoys) < count:
         return decoys, f"{len(decoys)} of {count}: only {len(decoys)} distinct mutations in {count * ATTEMPTS} draws"
     return decoys, None
-
-
-class _Texts:
-    """The original's text per top-level statement, so that a decoy re-emits only the statements
-    it changed: `replace_nodes` keeps every untouched statement as the same object, and a full
-    codegen per decoy would cost more than parsing the module did."""
-
-    def __init__(self, module: cst.Module, code: str) -> None:
-        emit = partial(code_for_node, module=module)
-        self.header = "".join(emit(line) for line in module.header)
-        self.footer = "".join(emit(line) for line in module.footer)
-        self.parts = {id(stmt): emit(stmt) for stmt in module.body}
-        joined = self.header + "".join(self.parts[id(stmt)] for stmt in module.body) + self.footer
-        self.exact = module.has_trailing_newline and joined == code  # else: full codegen, always right
-
-    def emit(self, mutated: cst.Module) -> str:
-        if not self.exact:
-            return module_code(mutated)
-        body = (self.parts[id(s)] if id(s) in self.parts else code_for_node(s, mutated) for s in mutated.body)
-        return self.header + "".join(body) + self.footer
 
 
 def _usable(kind: str, sites: list[Site]) -> bool:
