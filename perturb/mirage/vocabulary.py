@@ -3,12 +3,12 @@
 A generated module called ``_font_stack_config.py`` in a functional-programming library stands out
 at a glance; one made of words the project already uses (``_curry_merge_sorted.py`` in toolz) does
 not. Words come from the identifiers (NAME tokens, never comments or strings) of the project's own
-source files, split at underscores and case changes. Words that would reveal a file's role
-(``proxy``, ``decoy``, ``hidden``, ``real``, ``impl``...) are left out, even when the project uses
-them. A project too small to give `MIN_WORDS` words gets None, and callers keep their generic
-vocabularies: a handful of words would make two seeds draw the same names. Where a name should still
-say what it holds (a forwarder's ``loader``, a dict of ``defaults``), `fitting` prefers the project's
-words among those that say so.
+source files (as `tokenize` finds them, in one faster scan), split at underscores and case changes.
+Words that would reveal a file's role (``proxy``, ``decoy``, ``hidden``, ``real``, ``impl``...) are
+left out, even when the project uses them. A project too small to give `MIN_WORDS` words gets None,
+and callers keep their generic vocabularies: a handful of words would make two seeds draw the same
+names. Where a name should still say what it holds (a forwarder's ``loader``, a dict of
+``defaults``), `fitting` prefers the project's words among those that say so.
 """
 
 from __future__ import annotations
@@ -61,8 +61,30 @@ def fitting(vocabulary: tuple[str, ...], wanted: Iterable[str]) -> tuple[str, ..
 def _identifiers(path: Path) -> set[str]:
     try:
         source = path.read_bytes()
-        tokens = list(tokenize.tokenize(io.BytesIO(source).readline))
-    except (OSError, SyntaxError, tokenize.TokenError, UnicodeDecodeError):
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        text = source.decode(encoding)
+    except (OSError, SyntaxError, LookupError, UnicodeDecodeError):
         return set()  # an unreadable file gives no words; the others are enough
-    names = {tok.string for tok in tokens if tok.type == tokenize.NAME and not keyword.iskeyword(tok.string)}
-    return {name for name in names if not (name.startswith("__") and name.endswith("__"))}  # Python's, not theirs
+    names = {found.group() for found in _TOKENS.finditer(text) if found.lastgroup == "name"}
+    return {
+        name
+        for name in names
+        if not keyword.iskeyword(name) and not (name.startswith("__") and name.endswith("__"))  # Python's words
+    }
+
+
+_TOKENS = re.compile(
+    r"""
+    (?P<string>[rRbBuUfF]{0,2}
+        (?:'''(?:[^\\]|\\[\s\S])*?'''|\"\"\"(?:[^\\]|\\[\s\S])*?\"\"\"|'(?:[^'\\\n]|\\[\s\S])*'|"(?:[^"\\\n]|\\[\s\S])*"))
+    |(?P<comment>\#[^\r\n]*)
+    |(?P<number>(?:\d|\.\d)(?:[\w.]|(?<=[eE])[+-])*)
+    |(?P<name>\w+)
+    """,
+    re.VERBOSE,
+)
+"""The NAME tokens of Python's tokenizer, found in one regular-expression scan (`tokenize` is pure Python: 5 s of
+every SymPy variant). Strings (any prefix; f-strings whole, as 3.11's tokenizer reads them), comments and numbers
+(``1e-5``, ``0x1f``) are matched first, so that no letter inside them reads as a name. The same names as `tokenize`
+on 17,508 files (SymPy, the standard library, SWE-bench projects); a file `tokenize` rejects (an unterminated
+triple-quoted string, unbalanced brackets) gave no words and now gives its names."""

@@ -5,16 +5,25 @@ gives the same names."""
 
 from __future__ import annotations
 
+import argparse
 import ast
+import dataclasses
 import keyword
 import shutil
 import sys
+import tokenize
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 import pytest
 
-from repoanchor.perturb.mirage.vocabulary import GIVEAWAYS, fitting, project_vocabulary, words_of_identifier
+from repoanchor.perturb.mirage.vocabulary import (
+    GIVEAWAYS,
+    _identifiers,
+    fitting,
+    project_vocabulary,
+    words_of_identifier,
+)
 from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from tests.support.pypi import fetch_sdist
@@ -137,3 +146,42 @@ def test_bindings_resources_and_forwarder_locals_use_only_the_projects_words(tmp
         assert binding not in (tree / rel).read_text(encoding="utf-8"), binding  # no name the module had
     assert names == _mirage_names(tree, 3, tmp_path / "b")
     assert names["local"] != _mirage_names(tree, 4, tmp_path / "c")["local"]
+
+
+ROOT = Path(__file__).parents[2]
+
+
+def _tokenize_names(path: Path) -> set[str]:
+    """The reference: NAME tokens of Python's own tokenizer, less keywords and dunders."""
+    with path.open("rb") as handle:
+        tokens = list(tokenize.tokenize(handle.readline))
+    names = {tok.string for tok in tokens if tok.type == tokenize.NAME and not keyword.iskeyword(tok.string)}
+    return {name for name in names if not (name.startswith("__") and name.endswith("__"))}
+
+
+TRICKY = {
+    "prefixes": "a = rb'x_in_bytes' + Rb\"y\" + f'{hidden_in_fstring}' + u'z' + br'''w\n'''\nkept_name = 1\n",
+    "numbers": "x = 1e-5 + 0x1f + 1_000j + .5e3 + 0o17 + 0b1010 + 3.14J\nafter_numbers = x\n",
+    "escapes": "s = 'it\\'s' + \"a \\\" quote\" + '''tri\\''' still''' + '\\\n'\nescaped_after = s\n",
+    "comments": "# commented_out = 1\nvalue = 2  # trailing_words here\n",
+    "strings-then-names": "if'a'in'b':pass\nresult = ['x'if'y'else'z', 1if True else 2]\n",
+    "unicode": "café = 1\nnaïve_total = café\n",
+    "latin1": "# -*- coding: latin-1 -*-\nnom = 'é'\n",
+}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*sorted((ROOT / "perturb").rglob("*.py")), *[Path(m.__file__) for m in (ast, tokenize, argparse, dataclasses)]],
+    ids=lambda p: p.name,
+)
+def test_identifiers_are_the_tokenizers_names_on_real_modules(path: Path) -> None:
+    assert _identifiers(path) == _tokenize_names(path)
+
+
+@pytest.mark.parametrize("name", list(TRICKY))
+def test_identifiers_are_the_tokenizers_names_on_tricky_literals(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(TRICKY[name].encode("latin-1" if name == "latin1" else "utf-8"))
+    assert _identifiers(path) == _tokenize_names(path)
+    assert _identifiers(path)  # every case has names to find
