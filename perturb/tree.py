@@ -21,6 +21,7 @@ from repoanchor.perturb.mirage.vocabulary import project_vocabulary
 from repoanchor.perturb.results import Outcome, Skipped
 from repoanchor.perturb.source.files import FileSkip, copy_source_tree, python_files
 from repoanchor.perturb.source.project import project_info
+from repoanchor.perturb.speed.parsed import ParsedModules
 from repoanchor.perturb.transforms import get_transform, get_transform_class, scope_of
 from repoanchor.perturb.treectx import TreeContext
 from repoanchor.perturb.validation.crosscheck import check_other_interpreters
@@ -77,6 +78,8 @@ class TreeReport:
     """Files written by tree transforms: a multi-file transaction cannot be undone one file at a time."""
     integrity_errors: list[str] = field(default_factory=list)
     """Files that fail a cross-interpreter check and could not be rolled back alone."""
+    tree_parses: dict[str, int] = field(default_factory=dict)
+    """The tree transforms' modules: {"parsed": LibCST parses, "reused": reads served by a tree already made}."""
 
 
 def apply_tree(
@@ -134,9 +137,12 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     report = TreeReport(outcomes, file_skips, changed, len(files), parsed, project)
     tree_passes = sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order)
     vocabulary = _vocabulary(src, files, config) if tree_passes else None
+    modules = ParsedModules()  # one parse per module, whichever tree transforms read it
     for transform in tree_passes:
         selected = [f for f in files if f in selection[transform]]
-        _apply_tree_transform(out, selected, transform, config, report, vocabulary)
+        _apply_tree_transform(out, selected, transform, config, report, vocabulary, modules)
+    if tree_passes:
+        report.tree_parses = {"parsed": modules.parses, "reused": modules.hits}
     if config.check_interpreters:
         check_other_interpreters(src, out, report)
     return report
@@ -168,6 +174,7 @@ def _apply_tree_transform(
     config: ApplyConfig,
     report: TreeReport,
     vocabulary: tuple[str, ...] | None,
+    modules: ParsedModules,
 ) -> None:
     """Run one RepoMirage-style transform over the selected modules of the (already written) variant."""
     instance = get_transform(transform)
@@ -180,6 +187,7 @@ def _apply_tree_transform(
         dict(config.options.get(instance.id, {})),
         _taken_names(out),
         vocabulary=vocabulary,
+        modules=modules,
     )
     instance.apply_tree(ctx, selected)
     report.outcomes.extend(ctx.outcomes)

@@ -18,9 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import libcst as cst
+
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, SiteRecord, Skipped, snippet
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
+from repoanchor.perturb.speed.codegen import module_bytes
+from repoanchor.perturb.speed.parsed import ParsedModules
 from repoanchor.perturb.validation.compile_check import compile_error
 
 
@@ -48,6 +52,8 @@ class TreeContext:
     """path_resolution_map entries: {kind, visible_path, runtime_path, ...}."""
     committed: set[str] = field(default_factory=set)
     """Every path written, created or removed by a committed transaction."""
+    modules: ParsedModules = field(default_factory=ParsedModules)
+    """The variant's parsed modules, shared by its tree transforms (`parse`, `write_module`)."""
     _journal: list[tuple[str, bytes | None]] | None = None
     _pending_resolution: list[dict[str, str]] = field(default_factory=list)
     _sites: list[SiteRecord] = field(default_factory=list)
@@ -68,6 +74,16 @@ class TreeContext:
 
     def read(self, rel: str) -> bytes:
         return self.path(rel).read_bytes()
+
+    def parse(self, rel: str, data: bytes) -> cst.Module:
+        """LibCST's tree of `data`, read from `rel`: parsed once per variant, whichever transform reads it."""
+        return self.modules.parse(rel, data)
+
+    def write_module(self, rel: str, module: cst.Module) -> None:
+        """`write` the code of `module` to `rel`, and keep the tree for the next transform that reads it."""
+        data = module_bytes(module)
+        self.write(rel, data)
+        self.modules.keep(rel, data, module)
 
     def write(self, rel: str, data: bytes | str) -> None:
         """Create or overwrite a file (journaled; only inside a transaction)."""

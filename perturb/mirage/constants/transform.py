@@ -30,7 +30,6 @@ from repoanchor.perturb.mirage.constants.rewrite import Target, externalize
 from repoanchor.perturb.mirage.constants.scan import Scan, scan_module
 from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
-from repoanchor.perturb.speed.codegen import module_bytes
 from repoanchor.perturb.treectx import TreeContext
 
 REASONS = {
@@ -95,7 +94,7 @@ class ConstantExternalization(ModuleByModule):
             existing = decode_resource(ctx.read(resource)) if ctx.exists(resource) else {}
             target = Target(binding, PurePosixPath(resource).name, loader_index, tuple(words_of(owner)))
             result = externalize(module, groups, target, rng, set(existing), text)
-            ctx.write(rel, module_bytes(result.module))
+            ctx.write_module(rel, result.module)
             ctx.write(resource, encode_resource({**existing, **result.entries}))
             for where, before, after in result.sites:
                 ctx.site(where, before, after)
@@ -145,7 +144,7 @@ def _parse(ctx: TreeContext, rel: str) -> tuple[cst.Module, str] | None:
     try:
         data = ctx.read(rel)
         text = decode_source(data)
-        module = cst.parse_module(data)
+        module = ctx.parse(rel, data)
     except (PermissionError, OSError) as exc:
         ctx.skip(rel, f"unreadable: {exc}")
         return None

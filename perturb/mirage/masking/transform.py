@@ -140,7 +140,7 @@ def _mask(ctx: TreeContext, module: str, rng: random.Random, count: int, sibling
     """Write the hidden module, the forwarder and the decoys; return why decoys fell short, if they did."""
     data = ctx.read(module)
     text = _checked_text(data, module, ctx.project.min_python)
-    decoys, shortfall = run_with_big_stack(_decoys, data, text, rng, count)
+    decoys, shortfall = run_with_big_stack(_decoys, ctx, module, data, text, rng, count)
     rel = PurePosixPath(module)
     folder, stem = rel.parent, rel.stem
     avoid = identifiers_in(text) | identifiers_in(
@@ -181,10 +181,12 @@ def _checked_text(data: bytes, module: str, min_python: tuple[int, int]) -> str:
     return text
 
 
-def _decoys(data: bytes, text: str, rng: random.Random, count: int) -> tuple[list[Decoy], str | None]:
+def _decoys(
+    ctx: TreeContext, rel: str, data: bytes, text: str, rng: random.Random, count: int
+) -> tuple[list[Decoy], str | None]:
     """Runs on the big-stack thread: LibCST recurses as deep as the code nests."""
     try:
-        tree = cst.parse_module(data)
+        tree = ctx.parse(rel, data)
     except (cst.ParserSyntaxError, RecursionError) as exc:  # compile() accepted it, LibCST did not
         first = str(exc).splitlines()[0] if str(exc) else ""
         raise TransactionAborted(f"unparseable: libcst: {type(exc).__name__}: {first}") from exc

@@ -24,7 +24,7 @@ from repoanchor.perturb.mirage.proxy.scan import has_relative_import, scan
 from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
-from repoanchor.perturb.speed.codegen import code_for_node, module_bytes
+from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.treectx import TreeContext
 from repoanchor.perturb.walk import replace_nodes
 
@@ -59,7 +59,7 @@ def _rewrite_module(ctx: TreeContext, rel: str, depth: int, fanout: int) -> None
     try:
         data = ctx.read(rel)
         text = decode_source(data)
-        module = cst.parse_module(data)
+        module = ctx.parse(rel, data)
         place = placement(ctx, rel, text, has_relative_import(module))
     except (SourceError, Refusal) as exc:
         ctx.skip(rel, str(exc))
@@ -86,7 +86,7 @@ def _rewrite_module(ctx: TreeContext, rel: str, depth: int, fanout: int) -> None
             node, path, rewrite = split_rewrite(site, statements)
             rewrites[id(node)] = rewrite
             paths.append(path)
-        ctx.write(rel, module_bytes(replace_nodes(module, rewrites, paths)))
+        ctx.write_module(rel, replace_nodes(module, rewrites, paths))
 
 
 def _write_chains(ctx: TreeContext, rel: str, place: Placement, site: Site, depth: int, fanout: int, avoid):

@@ -1,0 +1,46 @@
+"""One parse per file per variant across the tree transforms (constants, then proxies, then masking).
+
+Each tree transform reads the modules it selects from the variant as the previous one left them. A transform
+that writes a module hands over the tree it emitted the bytes from, and a module read and parsed is kept too,
+so the next transform to read the same bytes gets that tree instead of parsing them again. Entries are keyed
+by path and checked against the bytes read: a file rewritten or rolled back since simply misses. LibCST trees
+are immutable, so one tree may serve several transforms. The oldest entries go once the sources held pass
+`max_bytes` (a tree takes about twenty times its source's memory).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+MAX_SOURCE_BYTES = 64 * 1024 * 1024
+
+
+class ParsedModules:
+    def __init__(self, max_bytes: int = MAX_SOURCE_BYTES) -> None:
+        self._entries: dict[str, tuple[bytes, cst.Module]] = {}
+        self._bytes = 0
+        self.max_bytes = max_bytes
+        self.hits = self.parses = 0
+
+    def parse(self, rel: str, data: bytes) -> cst.Module:
+        """The tree of `data`, the contents of `rel`: the one kept for those very bytes, or a fresh parse
+        (whose errors propagate, as `cst.parse_module`'s)."""
+        entry = self._entries.get(rel)
+        if entry is not None and entry[0] == data:
+            self.hits += 1
+            return entry[1]
+        self.parses += 1
+        module = cst.parse_module(data)
+        self.keep(rel, data, module)
+        return module
+
+    def keep(self, rel: str, data: bytes, module: cst.Module) -> None:
+        """`module` is what `rel` holds when it holds `data` (a transform emitted `data` from it)."""
+        old = self._entries.pop(rel, None)
+        if old is not None:
+            self._bytes -= len(old[0])
+        self._entries[rel] = (data, module)
+        self._bytes += len(data)
+        while self._bytes > self.max_bytes and len(self._entries) > 1:
+            dropped = self._entries.pop(next(iter(self._entries)))
+            self._bytes -= len(dropped[0])

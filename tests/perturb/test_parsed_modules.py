@@ -1,0 +1,77 @@
+"""One parse per module per variant across the tree transforms: a tree kept for the bytes it was read or emitted
+as serves the next transform that reads those bytes; other bytes, and a tree pushed out by the memory bound, miss."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from repoanchor.perturb.results import Applied
+from repoanchor.perturb.speed.parsed import ParsedModules
+from repoanchor.perturb.tree import ApplyConfig, apply_tree
+from tests.support.trees import make_tree
+
+MIRAGE = ["constant-externalization", "proxy-imports", "runtime-target-masking"]
+PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/shapes.py": (
+        "import math\nimport json\n\nSIDES = 4\nLABEL = 'square'\n\n\n"
+        "def area(side):\n    if side > 10:\n        return side * SIDES\n    return math.sqrt(side)\n\n\n"
+        "def dump(value):\n    return json.dumps({'label': LABEL, 'value': value})\n"
+    ),
+    "pkg/colors.py": (
+        "import os\nfrom collections import OrderedDict\n\nRED = 'ff0000'\nLEVEL = 3\n\n\n"
+        "def palette():\n    if LEVEL > 2:\n        return OrderedDict(red=RED, sep=os.sep)\n    return {}\n"
+    ),
+    "main.py": (
+        "from pkg.shapes import area, dump\nfrom pkg.colors import palette\n\nprint(area(3), dump(1), palette())\n"
+    ),
+}
+
+
+def test_the_same_bytes_get_the_same_tree_and_other_bytes_a_new_one():
+    modules = ParsedModules()
+    first = modules.parse("m.py", b"x = 1\n")
+    assert modules.parse("m.py", b"x = 1\n") is first
+    changed = modules.parse("m.py", b"x = 2\n")
+    assert changed is not first
+    assert changed.code == "x = 2\n"
+    assert (modules.parses, modules.hits) == (2, 1)
+
+
+def test_a_tree_kept_for_written_bytes_serves_their_next_read():
+    modules = ParsedModules()
+    emitted = cst.parse_module("a = 1\n").with_changes(body=[cst.parse_statement("b = 2\n")])
+    modules.keep("m.py", emitted.bytes, emitted)
+    assert modules.parse("m.py", emitted.bytes) is emitted
+    assert modules.parses == 0
+
+
+def test_the_oldest_trees_go_past_the_memory_bound():
+    modules = ParsedModules(max_bytes=12)
+    a = modules.parse("a.py", b"a = 1\n")
+    modules.parse("b.py", b"b = 1\n")
+    modules.parse("c.py", b"c = 1\n")  # 18 bytes held: a.py's tree goes
+    assert modules.parse("a.py", b"a = 1\n") is not a
+    assert (modules.parses, modules.hits) == (4, 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_three_mirage_transforms_parse_each_module_once(tmp_path: Path, seed: int):
+    src = make_tree(tmp_path / "src", PACKAGE)
+    out = tmp_path / "variant"
+    config = ApplyConfig(MIRAGE, fraction=1.0, file_fraction=1.0, seed=seed, check_interpreters=False)
+    report = apply_tree(src, out, config)
+    applied = {(o.transform, o.file) for o in report.outcomes if isinstance(o, Applied)}
+    assert {transform for transform, _ in applied} == set(MIRAGE)
+    # Each module is read by every transform that rewrites it; only its first read parses.
+    modules = {file for _, file in applied}
+    assert report.tree_parses == {"parsed": len(modules), "reused": len(applied) - len(modules)}
+    run = subprocess.run([sys.executable, "main.py"], cwd=out, capture_output=True, text=True, timeout=60)
+    original = subprocess.run([sys.executable, "main.py"], cwd=src, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == original.stdout
