@@ -138,8 +138,9 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     tree_passes = sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order)
     vocabulary = _vocabulary(src, files, config) if tree_passes else None
     modules = ParsedModules()  # one parse per module, whichever tree transforms read it
-    for transform in tree_passes:
+    for index, transform in enumerate(tree_passes):
         selected = [f for f in files if f in selection[transform]]
+        modules.expect(frozenset(selected), frozenset().union(*(selection[t] for t in tree_passes[index + 1 :])))
         _apply_tree_transform(out, selected, transform, config, report, vocabulary, modules)
     if tree_passes:
         report.tree_parses = {"parsed": modules.parses, "reused": modules.hits}

@@ -4,8 +4,9 @@ Each tree transform reads the modules it selects from the variant as the previou
 that writes a module hands over the tree it emitted the bytes from, and a module read and parsed is kept too,
 so the next transform to read the same bytes gets that tree instead of parsing them again. Entries are keyed
 by path and checked against the bytes read: a file rewritten or rolled back since simply misses. LibCST trees
-are immutable, so one tree may serve several transforms. The oldest entries go once the sources held pass
-`max_bytes` (a tree takes about twenty times its source's memory).
+are immutable, so one tree may serve several transforms. Only modules a later transform selects are kept
+(`expect`; each transform selects its own share of the files), and the oldest entries go once the sources
+held pass `max_bytes` (a tree takes about twenty times its source's memory).
 """
 
 from __future__ import annotations
@@ -21,6 +22,15 @@ class ParsedModules:
         self._bytes = 0
         self.max_bytes = max_bytes
         self.hits = self.parses = 0
+        self._wanted: frozenset[str] | None = None
+        """Modules whose trees are kept from now on; None: every one."""
+
+    def expect(self, reading: frozenset[str], later: frozenset[str]) -> None:
+        """The next transform reads the modules in `reading`, and the ones after it those in `later`: trees of
+        other modules go now, and from here on a tree is kept only for a module in `later`."""
+        self._wanted = later
+        for rel in [rel for rel in self._entries if rel not in reading and rel not in later]:
+            self._bytes -= len(self._entries.pop(rel)[0])
 
     def parse(self, rel: str, data: bytes) -> cst.Module:
         """The tree of `data`, the contents of `rel`: the one kept for those very bytes, or a fresh parse
@@ -39,6 +49,8 @@ class ParsedModules:
         old = self._entries.pop(rel, None)
         if old is not None:
             self._bytes -= len(old[0])
+        if self._wanted is not None and rel not in self._wanted:
+            return
         self._entries[rel] = (data, module)
         self._bytes += len(data)
         while self._bytes > self.max_bytes and len(self._entries) > 1:

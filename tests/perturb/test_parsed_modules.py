@@ -75,3 +75,15 @@ def test_the_three_mirage_transforms_parse_each_module_once(tmp_path: Path, seed
     original = subprocess.run([sys.executable, "main.py"], cwd=src, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout == original.stdout
+
+
+def test_only_modules_the_next_transforms_read_are_kept():
+    modules = ParsedModules()
+    kept = modules.parse("read-next.py", b"a = 1\n")
+    modules.parse("read-by-none.py", b"b = 1\n")
+    modules.expect(frozenset({"read-next.py", "read-now.py"}), frozenset({"read-next.py"}))
+    modules.parse("read-now.py", b"c = 1\n")  # read by this transform alone: not kept
+    assert modules.parse("read-next.py", b"a = 1\n") is kept
+    assert modules.parse("read-by-none.py", b"b = 1\n") is not None  # dropped by expect: parsed again
+    modules.parse("read-now.py", b"c = 1\n")
+    assert (modules.parses, modules.hits) == (5, 1)
