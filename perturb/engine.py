@@ -39,6 +39,10 @@ class FileResult:
     path: str
     new_source: bytes | None
     outcomes: list[Outcome] = field(default_factory=list)
+    module: cst.Module | None = field(default=None, repr=False, compare=False)
+    """The tree `new_source` was emitted from (the file's own parse where nothing changed), for a tree
+    transform to read instead of parsing the file again; kept only where the file was transformed in the
+    process that goes on (`filepass`), never sent between processes."""
 
 
 def rng_for(seed: int | str, transform: str, path: str, salt: str = "") -> random.Random:
@@ -80,16 +84,16 @@ def _transform_source(source, path, passes, seed, fraction, project) -> FileResu
         module, text, path, passes, seed, fraction, project, check_each=False, emission=emission
     )
     if not any(isinstance(o, Applied) for o in outcomes):
-        return FileResult(path, None, outcomes)
+        return FileResult(path, None, outcomes, module)
     code = _emitted(final, code, text, emission)
     if compile_error(code, path, project.min_python):
         final, outcomes, code = _run_passes(
             module, text, path, passes, seed, fraction, project, check_each=True, emission=emission
         )
         if not any(isinstance(o, Applied) for o in outcomes):
-            return FileResult(path, None, outcomes)
+            return FileResult(path, None, outcomes, module)
         code = _emitted(final, code, text, emission)
-    return FileResult(path, code.encode(final.encoding), outcomes)
+    return FileResult(path, code.encode(final.encoding), outcomes, final)
 
 
 def _emitted(module: cst.Module, code: str | None, text: str, emission: FileEmission) -> str:

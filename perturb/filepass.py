@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,11 +48,13 @@ def run_file_passes(
     config: ApplyConfig,
     project: ProjectInfo,
     progress=None,
+    keep_trees: frozenset[str] = frozenset(),
 ) -> tuple[list[FileResult], int]:
     """Run the file-scope `passes` over the files each selects; write every changed file into `out`.
-    Returns each parsed file's result and how many files were parsed."""
+    Returns each parsed file's result and how many files were parsed. A result keeps its final tree
+    (`FileResult.module`) only for a file in `keep_trees` transformed in this process."""
     jobs = [job for rel in files if (job := _job_for(src, rel, passes, selection, config, project))]
-    results = _run_jobs(jobs, config.workers, progress)
+    results = _run_jobs(jobs, config.workers, progress, keep_trees)
     for result in results:
         if result.new_source is not None:
             _write_inside(out, result.path, result.new_source)
@@ -88,15 +90,20 @@ def _run_job(job: _Job) -> FileResult:
     )
 
 
-def _run_jobs(jobs: list[_Job], workers: int, progress) -> list[FileResult]:
+def _run_job_elsewhere(job: _Job) -> FileResult:
+    """In a worker process: the result without its tree, which would cost more to send than to parse again."""
+    return replace(_run_job(job), module=None)
+
+
+def _run_jobs(jobs: list[_Job], workers: int, progress, keep_trees: frozenset[str]) -> list[FileResult]:
     workers = workers or os.cpu_count() or 1
     results: list[FileResult] = []
     if workers == 1 or len(jobs) < 4:
-        iterator = map(_run_job, jobs)
+        iterator = (_kept(_run_job(job), keep_trees) for job in jobs)
         pool = None
     else:
         pool = ProcessPoolExecutor(max_workers=workers)
-        iterator = pool.map(_run_job, jobs, chunksize=max(1, min(16, len(jobs) // (workers * 8))))
+        iterator = pool.map(_run_job_elsewhere, jobs, chunksize=max(1, min(16, len(jobs) // (workers * 8))))
     try:
         for result in iterator:
             results.append(result)
@@ -106,6 +113,10 @@ def _run_jobs(jobs: list[_Job], workers: int, progress) -> list[FileResult]:
         if pool:
             pool.shutdown(cancel_futures=True)
     return results
+
+
+def _kept(result: FileResult, keep_trees: frozenset[str]) -> FileResult:
+    return result if result.path in keep_trees else replace(result, module=None)
 
 
 def _write_inside(out: Path, rel: str, data: bytes) -> None:

@@ -131,13 +131,20 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     project = project_info(src, files, index_classes=indexed, python=config.python, workers=config.workers)
     file_passes = [t for t in passes if scope_of(t) == "file"]
     selection = {t: select_files(files, t, config) for t in passes}
-    results, parsed = run_file_passes(src, out, files, file_passes, selection, config, project, progress)
+    tree_passes = sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order)
+    tree_read = frozenset().union(*(selection[t] for t in tree_passes))
+    results, parsed = run_file_passes(src, out, files, file_passes, selection, config, project, progress, tree_read)
     outcomes.extend(outcome for result in results for outcome in result.outcomes)
     changed = [result.path for result in results if result.new_source is not None]
     report = TreeReport(outcomes, file_skips, changed, len(files), parsed, project)
-    tree_passes = sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order)
     vocabulary = _vocabulary(src, files, config) if tree_passes else None
-    modules = ParsedModules()  # one parse per module, whichever tree transforms read it
+    modules = ParsedModules()  # one parse per module, file passes included, whichever tree transforms read it
+    modules.expect(frozenset(), tree_read)
+    for result in results:
+        if result.module is not None:  # transformed in this process (one worker): its output's tree, or its own
+            data = result.new_source if result.new_source is not None else (src / result.path).read_bytes()
+            modules.keep(result.path, data, result.module)
+            result.module = None  # held by `modules` alone, for as long as a tree transform will read it
     for index, transform in enumerate(tree_passes):
         selected = [f for f in files if f in selection[transform]]
         modules.expect(frozenset(selected), frozenset().union(*(selection[t] for t in tree_passes[index + 1 :])))

@@ -87,3 +87,25 @@ def test_only_modules_the_next_transforms_read_are_kept():
     assert modules.parse("read-by-none.py", b"b = 1\n") is not None  # dropped by expect: parsed again
     modules.parse("read-now.py", b"c = 1\n")
     assert (modules.parses, modules.hits) == (5, 1)
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_file_passes_in_this_process_hand_their_trees_to_the_tree_transforms(tmp_path: Path, seed: int):
+    """One worker: the tree transforms read every module as a tree the file passes made (their output, or the
+    file's own parse where no site changed). Worker processes keep theirs, and the variant is the same."""
+    src = make_tree(tmp_path / "src", PACKAGE)
+    transforms = ["dead-code", "double-negation", *MIRAGE]
+    reports = {}
+    for workers in (1, 2):  # 2 workers and four files: the file passes run in worker processes
+        config = ApplyConfig(
+            transforms, fraction=1.0, file_fraction=1.0, seed=seed, workers=workers, check_interpreters=False
+        )
+        reports[workers] = apply_tree(src, tmp_path / f"workers-{workers}", config)
+    assert reports[1].tree_parses["parsed"] == 0
+    assert reports[1].tree_parses["reused"] >= len(MIRAGE)
+    assert reports[2].tree_parses["parsed"] > 0
+    assert _snapshot(tmp_path / "workers-1") == _snapshot(tmp_path / "workers-2")
