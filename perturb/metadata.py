@@ -35,7 +35,6 @@ def variant_metadata(src: Path, config: ApplyConfig, report: TreeReport) -> dict
         "min_python": list(report.project.min_python),
         "files_considered": report.files_considered,
         "files_parsed": report.files_parsed,
-        "tree_parses": report.tree_parses,
         "files_changed": sorted(report.changed_files),
         "interpreter_checks": report.interpreter_checks,
         "summary": summarize(report.outcomes),

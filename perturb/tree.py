@@ -79,7 +79,9 @@ class TreeReport:
     integrity_errors: list[str] = field(default_factory=list)
     """Files that fail a cross-interpreter check and could not be rolled back alone."""
     tree_parses: dict[str, int] = field(default_factory=dict)
-    """The tree transforms' modules: {"parsed": LibCST parses, "reused": reads served by a tree already made}."""
+    """The tree transforms' modules: {"parsed": LibCST parses, "reused": reads served by a tree already made}.
+    Not in the variant's metadata: it depends on `workers` (trees never leave a worker process); the variant
+    does not."""
 
 
 def apply_tree(

@@ -10,6 +10,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from repoanchor.perturb.metadata import variant_metadata
 from repoanchor.perturb.results import Applied
 from repoanchor.perturb.speed.parsed import ParsedModules
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
@@ -99,13 +100,15 @@ def test_file_passes_in_this_process_hand_their_trees_to_the_tree_transforms(tmp
     file's own parse where no site changed). Worker processes keep theirs, and the variant is the same."""
     src = make_tree(tmp_path / "src", PACKAGE)
     transforms = ["dead-code", "double-negation", *MIRAGE]
-    reports = {}
+    reports, metadata = {}, {}
     for workers in (1, 2):  # 2 workers and four files: the file passes run in worker processes
         config = ApplyConfig(
             transforms, fraction=1.0, file_fraction=1.0, seed=seed, workers=workers, check_interpreters=False
         )
         reports[workers] = apply_tree(src, tmp_path / f"workers-{workers}", config)
+        metadata[workers] = variant_metadata(src, config, reports[workers])
     assert reports[1].tree_parses["parsed"] == 0
     assert reports[1].tree_parses["reused"] >= len(MIRAGE)
     assert reports[2].tree_parses["parsed"] > 0
     assert _snapshot(tmp_path / "workers-1") == _snapshot(tmp_path / "workers-2")
+    assert metadata[1] == metadata[2]  # the counts of parses are no part of the variant
