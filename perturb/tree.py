@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repoanchor.perturb.context import ProjectInfo
-from repoanchor.perturb.engine import rng_for
+from repoanchor.perturb.engine import FileResult, rng_for
 from repoanchor.perturb.filepass import run_file_passes, select_files
 from repoanchor.perturb.mirage.vocabulary import project_vocabulary
 from repoanchor.perturb.results import Outcome, Skipped
@@ -134,28 +134,39 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     file_passes = [t for t in passes if scope_of(t) == "file"]
     selection = {t: select_files(files, t, config) for t in passes}
     tree_passes = sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order)
-    tree_read = frozenset().union(*(selection[t] for t in tree_passes))
+    tree_read = _selected_by(selection, tree_passes)
     results, parsed = run_file_passes(src, out, files, file_passes, selection, config, project, progress, tree_read)
     outcomes.extend(outcome for result in results for outcome in result.outcomes)
     changed = [result.path for result in results if result.new_source is not None]
     report = TreeReport(outcomes, file_skips, changed, len(files), parsed, project)
     vocabulary = _vocabulary(src, files, config) if tree_passes else None
-    modules = ParsedModules()  # one parse per module, file passes included, whichever tree transforms read it
-    modules.expect(frozenset(), tree_read)
-    for result in results:
-        if result.module is not None:  # transformed in this process (one worker): its output's tree, or its own
-            data = result.new_source if result.new_source is not None else (src / result.path).read_bytes()
-            modules.keep(result.path, data, result.module)
-            result.module = None  # held by `modules` alone, for as long as a tree transform will read it
+    modules = _file_pass_trees(src, results, tree_read)
     for index, transform in enumerate(tree_passes):
         selected = [f for f in files if f in selection[transform]]
-        modules.expect(frozenset(selected), frozenset().union(*(selection[t] for t in tree_passes[index + 1 :])))
+        modules.expect(frozenset(selected), _selected_by(selection, tree_passes[index + 1 :]))
         _apply_tree_transform(out, selected, transform, config, report, vocabulary, modules)
     if tree_passes:
         report.tree_parses = {"parsed": modules.parses, "reused": modules.hits}
     if config.check_interpreters:
         check_other_interpreters(src, out, report)
     return report
+
+
+def _selected_by(selection: dict[str, set[str]], transforms: list[str]) -> frozenset[str]:
+    return frozenset().union(*(selection[t] for t in transforms))
+
+
+def _file_pass_trees(src: Path, results: list[FileResult], tree_read: frozenset[str]) -> ParsedModules:
+    """The variant's parsed modules for its tree transforms, starting with the trees file passes made in this
+    process (one worker): a file's output tree, or its own parse where no site changed."""
+    modules = ParsedModules()
+    modules.expect(frozenset(), tree_read)
+    for result in results:
+        if result.module is not None:
+            data = result.new_source if result.new_source is not None else (src / result.path).read_bytes()
+            modules.keep(result.path, data, result.module)
+            result.module = None  # held by `modules` alone, for as long as a tree transform will read it
+    return modules
 
 
 TREE_ORDER = {"constant-externalization": 0, "proxy-imports": 1, "runtime-target-masking": 2}

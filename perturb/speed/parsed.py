@@ -30,7 +30,7 @@ class ParsedModules:
         other modules go now, and from here on a tree is kept only for a module in `later`."""
         self._wanted = later
         for rel in [rel for rel in self._entries if rel not in reading and rel not in later]:
-            self._bytes -= len(self._entries.pop(rel)[0])
+            self._drop(rel)
 
     def parse(self, rel: str, data: bytes) -> cst.Module:
         """The tree of `data`, the contents of `rel`: the one kept for those very bytes, or a fresh parse
@@ -46,13 +46,15 @@ class ParsedModules:
 
     def keep(self, rel: str, data: bytes, module: cst.Module) -> None:
         """`module` is what `rel` holds when it holds `data` (a transform emitted `data` from it)."""
-        old = self._entries.pop(rel, None)
-        if old is not None:
-            self._bytes -= len(old[0])
+        self._drop(rel)
         if self._wanted is not None and rel not in self._wanted:
             return
         self._entries[rel] = (data, module)
         self._bytes += len(data)
         while self._bytes > self.max_bytes and len(self._entries) > 1:
-            dropped = self._entries.pop(next(iter(self._entries)))
-            self._bytes -= len(dropped[0])
+            self._drop(next(iter(self._entries)))  # the oldest
+
+    def _drop(self, rel: str) -> None:
+        entry = self._entries.pop(rel, None)
+        if entry is not None:
+            self._bytes -= len(entry[0])
