@@ -69,6 +69,7 @@ class _Job:
     seed: int | str
     fraction: float
     project: ProjectInfo
+    keep_tree: bool = False
 
 
 def _job_for(
@@ -86,24 +87,27 @@ def _job_for(
 
 def _run_job(job: _Job) -> FileResult:
     return run_with_big_stack(
-        transform_source, job.source, job.path, job.passes, seed=job.seed, fraction=job.fraction, project=job.project
+        transform_source,
+        job.source,
+        job.path,
+        job.passes,
+        seed=job.seed,
+        fraction=job.fraction,
+        project=job.project,
+        keep_tree=job.keep_tree,
     )
 
 
-def _run_job_elsewhere(job: _Job) -> FileResult:
-    """In a worker process: the result without its tree, which would cost more to send than to parse again."""
-    return replace(_run_job(job), module=None)
-
-
 def _run_jobs(jobs: list[_Job], workers: int, progress, keep_trees: frozenset[str]) -> list[FileResult]:
+    """In a worker process a result never keeps its tree, which would cost more to send than to parse again."""
     workers = workers or os.cpu_count() or 1
     results: list[FileResult] = []
     if workers == 1 or len(jobs) < 4:
-        iterator = (_kept(_run_job(job), keep_trees) for job in jobs)
+        iterator = (_run_job(replace(job, keep_tree=job.path in keep_trees)) for job in jobs)
         pool = None
     else:
         pool = ProcessPoolExecutor(max_workers=workers)
-        iterator = pool.map(_run_job_elsewhere, jobs, chunksize=max(1, min(16, len(jobs) // (workers * 8))))
+        iterator = pool.map(_run_job, jobs, chunksize=max(1, min(16, len(jobs) // (workers * 8))))
     try:
         for result in iterator:
             results.append(result)
@@ -113,10 +117,6 @@ def _run_jobs(jobs: list[_Job], workers: int, progress, keep_trees: frozenset[st
         if pool:
             pool.shutdown(cancel_futures=True)
     return results
-
-
-def _kept(result: FileResult, keep_trees: frozenset[str]) -> FileResult:
-    return result if result.path in keep_trees else replace(result, module=None)
 
 
 def _write_inside(out: Path, rel: str, data: bytes) -> None:

@@ -211,7 +211,10 @@ def walk(visitor: Any, root: cst.CSTNode, ancestors: list[cst.CSTNode] | None = 
         if leave is not None:
             leave(visitor, node)
 
-    rec(root)
+    try:
+        rec(root)
+    finally:
+        rec = None  # rec refers to itself: the cycle would keep the visitor and its tree for the cyclic collector
 
 
 Rewrite = Callable[[cst.CSTNode, cst.CSTNode], "cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel"]
@@ -239,7 +242,10 @@ def replace_nodes(root: cst.CSTNode, rewrites: dict[int, Rewrite], paths: Iterab
         rewrite = rewrites.get(id(node))
         return rewrite(node, updated) if rewrite is not None else updated
 
-    return rec(root)
+    try:
+        return rec(root)
+    finally:
+        rec = None  # rec refers to itself: the cycle would keep both trees for the cyclic collector
 
 
 def _rebuild_field(value, rec, dirty, rewrites):
@@ -282,5 +288,8 @@ def ancestor_paths(root: cst.CSTNode, targets: Iterable[cst.CSTNode]) -> dict[in
             rec(child)
         stack.pop()
 
-    rec(root)
+    try:
+        rec(root)
+    finally:
+        rec = None  # rec refers to itself: the cycle would keep the tree for the cyclic collector
     return paths

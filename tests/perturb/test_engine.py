@@ -159,3 +159,12 @@ def test_snippets_cut_long_code_at_line_ends(code: str, expected: str | None):
     assert tail.splitlines() == lines[-len(tail.splitlines()) :]
     assert len(head) <= SNIPPET_CHARS // 2
     assert len(tail) <= SNIPPET_CHARS // 2
+
+
+@pytest.mark.parametrize("source", [b"x = 1\nif x:\n    y = 2\n", b"x = 1\n"])
+def test_the_final_tree_is_returned_only_when_asked_for(source: bytes):
+    """The tree a tree transform would read; otherwise dropped before the collector runs again."""
+    passes = [PassSpec("if-true-wrap")]
+    assert transform_source(source, "m.py", passes, fraction=1.0).module is None
+    kept = transform_source(source, "m.py", passes, fraction=1.0, keep_tree=True)
+    assert kept.module.bytes == (kept.new_source or source)

@@ -3,6 +3,8 @@ which one node object occurs twice."""
 
 from __future__ import annotations
 
+import gc
+
 import libcst as cst
 import pytest
 
@@ -47,3 +49,20 @@ def test_a_node_occurring_twice_is_rewritten_everywhere():
     renamed = replace_nodes(module, {id(name): lambda orig, upd: upd.with_changes(value="renamed")}, paths.values())
     assert renamed.code.count("renamed") == 2
     assert "flag" not in renamed.code
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_walking_and_rewriting_leave_nothing_for_the_cyclic_collector(source: str):
+    """Trees are freed as soon as they are dropped: a walk that left a cycle holding its visitor (and so the
+    tree) made the collector walk every node of every file again."""
+    gc.collect()
+    gc.disable()
+    try:
+        module = cst.parse_module(source)
+        walk(_Names(), module)
+        paths = ancestor_paths(module, [module.body[0]])
+        replace_nodes(module, {id(module.body[0]): lambda old, new: new.deep_clone()}, paths.values())
+        del module, paths
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
