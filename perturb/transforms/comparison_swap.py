@@ -19,12 +19,18 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 from astroid import nodes as an
-from astroid.context import _invalidate_cache
 
+from repoanchor.perturb.builtin_numbers import (
+    NUMERIC,
+    Refused,
+    astroid_spans,
+    forget_inference,
+    number_types,
+    parse_file,
+)
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
 from repoanchor.perturb.transform_checks import node_spans
-from repoanchor.perturb.transforms.operand_permute import NUMERIC, _astroid_spans, _parse, _Refused, _types
 
 MIRROR = {
     cst.LessThan: cst.GreaterThan,
@@ -85,20 +91,20 @@ def _proven_numbers(module: cst.Module, ctx: FileContext, sites: list[Site]) -> 
     """The sites whose two operands astroid proves builtin numbers; the others are skipped, saying why."""
     text, spans = node_spans(module, [site.node for site in sites])
     ctx.remember_code(module, text)
-    if (tree := _parse(ctx, text)) is None:
+    if (tree := parse_file(ctx, text)) is None:
         return []
-    compares = _astroid_spans(tree, text, an.Compare)
+    compares = astroid_spans(tree, text, an.Compare)
     kept = []
     for site in sites:
         compare = compares.get(spans[id(site.node)])
         try:
             if compare is None:
-                raise _Refused("unmapped site: astroid has no comparison at this position")
+                raise Refused("unmapped site: astroid has no comparison at this position")
             for operand in (compare.left, compare.ops[0][1]):
-                if not _types(operand) <= set(NUMERIC):
-                    raise _Refused(f"non-numeric operand: {operand.as_string()}")
+                if not number_types(operand) <= set(NUMERIC):
+                    raise Refused(f"non-numeric operand: {operand.as_string()}")
             kept.append(site)
-        except _Refused as why:
+        except Refused as why:
             ctx.skip(f"rich comparison: no literal operand, and {why}", site)
     return kept
 
@@ -115,5 +121,5 @@ class ComparisonSwap(SiteTransform):
         try:
             proven = {id(site) for site in _proven_numbers(module, ctx, others)} if others else set()
         finally:
-            _invalidate_cache()  # astroid's global inference cache would keep every file's tree alive
+            forget_inference()
         return [site for site in sites if _literal_side(site.node) or id(site) in proven]
