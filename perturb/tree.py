@@ -21,6 +21,7 @@ from repoanchor.perturb.mirage.vocabulary import project_vocabulary
 from repoanchor.perturb.results import Outcome, Skipped
 from repoanchor.perturb.source.files import FileSkip, copy_source_tree, python_files
 from repoanchor.perturb.source.project import project_info
+from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.speed.parsed import ParsedModules
 from repoanchor.perturb.transforms import get_transform, get_transform_class, scope_of
 from repoanchor.perturb.treectx import TreeContext
@@ -210,7 +211,8 @@ def _apply_tree_transform(
         vocabulary=vocabulary,
         modules=modules,
     )
-    instance.apply_tree(ctx, selected)
+    with cyclic_gc_deferred():  # it holds modules' trees while it parses more: full collections walked them all
+        instance.apply_tree(ctx, selected)
     report.outcomes.extend(ctx.outcomes)
     report.resolution.extend(ctx.resolution)
     written = {rel for rel in ctx.committed if (out / rel).is_file()}  # JSON resources too: every file written
