@@ -22,6 +22,7 @@ from pathlib import Path
 from repoanchor.evals.harness import instance_env
 from repoanchor.evals.harness.grading import apply_patch, patched_files
 from repoanchor.perturb.results import nothing_rewritten
+from repoanchor.perturb.transforms import get_transform_class
 from repoanchor.perturb.tree import ApplyConfig, TreeReport, apply_tree
 
 PR_SET_PDEATHSIG = 1
@@ -71,6 +72,8 @@ def perturb_pair(
     of its inputs: the same trees as one after the other)."""
     gold_config = replace(config, vocabulary_from=original)
     if processes >= 2:
+        for transform in config.transforms:  # imported here, once: every pair's two forked processes inherit them
+            get_transform_class(transform)
         with ProcessPoolExecutor(max_workers=2, initializer=_die_with_parent) as pool:
             futures = (
                 pool.submit(apply_tree, original, variant, config),

@@ -62,3 +62,26 @@ def test_a_perturbing_process_is_killed_with_its_build():
         pytest.skip("prctl is Linux's")
     with ProcessPoolExecutor(1) as pool:
         assert pool.submit(_parent_death_signal, 0).result() == signal.SIGKILL
+
+
+def test_the_pairs_processes_inherit_the_transforms_instead_of_importing_them(tmp_path: Path):
+    """Imported by the parent (once a build), not by each pair's two forked processes (0.1-0.3 s a pair on flask)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("from .core import run\n")
+    (tmp_path / "src" / "pkg" / "core.py").write_text("LIMIT = 3\n\n\ndef run(x):\n    return x + LIMIT\n")
+    shutil.copytree(tmp_path / "src", tmp_path / "gold")
+    code = f"""
+import sys
+from pathlib import Path
+from repoanchor.evals.suites.remap import perturb_pair
+from repoanchor.perturb.tree import ApplyConfig
+t = Path(sys.argv[1])
+config = ApplyConfig({MIRAGE!r}, seed=0, check_interpreters=False)
+perturb_pair(t / "src", t / "gold", config, t / "v", t / "vg", processes=2)
+print(*sorted(m for m in sys.modules if m.startswith("repoanchor.perturb.mirage.") and m.endswith(".transform")))
+"""
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert len(out.stdout.split()) == len(MIRAGE)
