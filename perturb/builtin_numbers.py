@@ -55,9 +55,10 @@ class _FileBuilder(AstroidBuilder):
 
     def _data_build(self, data: str, modname: str, path: str | None):
         module, rebuilder = super()._data_build(data, modname, path)
-        star = next((node for node, _ in rebuilder._import_from_nodes if node.names[0][0] == "*"), None)
-        if star is not None and _foreign(star):
-            raise _ForeignStar(star)  # before astroid imports its module
+        stars = (node for node, _ in rebuilder._import_from_nodes if node.names[0][0] == "*")
+        foreign = next((node for node in stars if _foreign(node)), None)
+        if foreign is not None:
+            raise _ForeignStar(foreign)  # before astroid imports its module
         self.tips = _tips(module)
         _apply(self.tips)  # before astroid infers assigned attributes' owners
         return module, rebuilder

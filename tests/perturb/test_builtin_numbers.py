@@ -52,3 +52,11 @@ def test_file_trees_do_not_accumulate():
     for i in range(3, 40):
         _verdicts(source(i), f"pkg/m{i}.py")
     assert _file_trees() <= few
+
+
+def test_a_foreign_star_import_refuses_the_file_after_a_stdlib_one():
+    source = b"from math import *\nfrom .shapes import *\n\nLIMIT = 3\n\n\ndef grow():\n    return LIMIT + 1\n"
+    assert _verdicts(source, "pkg/stars.py") == [
+        ("skipped", "uninferable operand: a star-import from shapes may rebind any name"),
+        ("skipped", "no candidate sites"),
+    ]
