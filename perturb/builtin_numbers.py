@@ -19,6 +19,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 
+import libcst as cst
 from astroid import bases, inference_tip, objects, util
 from astroid import nodes as an
 from astroid.builder import AstroidBuilder, _can_assign_attr
@@ -30,6 +31,8 @@ from astroid.manager import AstroidManager
 from astroid.nodes._base_nodes import LookupMixIn
 
 from repoanchor.perturb.context import FileContext
+from repoanchor.perturb.sites import Site
+from repoanchor.perturb.transform_checks import node_spans
 
 NUMERIC = ("bool", "int", "float", "complex")  # promotion order; bool arithmetic yields int
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -90,7 +93,20 @@ def _attribute_records(target, name: str, own: an.Module) -> list | None:
     return None if holder is None else holder.setdefault(name, [])
 
 
-def parse_file(ctx: FileContext, text: str) -> an.Module | None:
+def astroid_sites(
+    module: cst.Module, ctx: FileContext, sites: list[Site], kind: type
+) -> list[tuple[Site, an.NodeNG | None]]:
+    """Each site with astroid's node of `kind` at the site's span (None where astroid has none there); no pair
+    where astroid cannot build the file (skipped, saying why). The caller runs `forget_inference` when done."""
+    text, spans = node_spans(module, [site.node for site in sites])
+    ctx.remember_code(module, text)
+    if (tree := _parse_file(ctx, text)) is None:
+        return []
+    nodes = _astroid_spans(tree, text, kind)
+    return [(site, nodes.get(spans[id(site.node)])) for site in sites]
+
+
+def _parse_file(ctx: FileContext, text: str) -> an.Module | None:
     """The file's astroid tree with this module's inference tips, or None with the file skipped, saying why."""
     manager, builder = AstroidManager(), _FileBuilder(AstroidManager())
     try:
@@ -122,7 +138,7 @@ def forget_inference() -> None:
     ObjectModel.attributes.cache_clear()
 
 
-def astroid_spans(tree: an.Module, text: str, kind: type = an.BinOp) -> dict[tuple[int, int], an.NodeNG]:
+def _astroid_spans(tree: an.Module, text: str, kind: type = an.BinOp) -> dict[tuple[int, int], an.NodeNG]:
     """Each node of `kind` (binary operations by default) by character span; ast columns count UTF-8 bytes."""
     lines = _NEWLINE.split(text)
     starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]

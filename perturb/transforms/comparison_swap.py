@@ -20,17 +20,9 @@ import libcst as cst
 import libcst.matchers as m
 from astroid import nodes as an
 
-from repoanchor.perturb.builtin_numbers import (
-    NUMERIC,
-    Refused,
-    astroid_spans,
-    forget_inference,
-    number_types,
-    parse_file,
-)
+from repoanchor.perturb.builtin_numbers import NUMERIC, Refused, astroid_sites, forget_inference, number_types
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
-from repoanchor.perturb.transform_checks import node_spans
 
 MIRROR = {
     cst.LessThan: cst.GreaterThan,
@@ -89,14 +81,8 @@ def _literal_side(node: cst.Comparison) -> bool:
 
 def _proven_numbers(module: cst.Module, ctx: FileContext, sites: list[Site]) -> list[Site]:
     """The sites whose two operands astroid proves builtin numbers; the others are skipped, saying why."""
-    text, spans = node_spans(module, [site.node for site in sites])
-    ctx.remember_code(module, text)
-    if (tree := parse_file(ctx, text)) is None:
-        return []
-    compares = astroid_spans(tree, text, an.Compare)
     kept = []
-    for site in sites:
-        compare = compares.get(spans[id(site.node)])
+    for site, compare in astroid_sites(module, ctx, sites, an.Compare):
         try:
             if compare is None:
                 raise Refused("unmapped site: astroid has no comparison at this position")

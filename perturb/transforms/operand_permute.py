@@ -17,18 +17,11 @@ is parenthesised when it would re-associate, so spines deeper than MAX_CHAIN are
 from __future__ import annotations
 
 import libcst as cst
+from astroid import nodes as an
 
-from repoanchor.perturb.builtin_numbers import (
-    NUMERIC,
-    Refused,
-    astroid_spans,
-    forget_inference,
-    number_types,
-    parse_file,
-)
+from repoanchor.perturb.builtin_numbers import NUMERIC, Refused, astroid_sites, forget_inference, number_types
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
-from repoanchor.perturb.transform_checks import node_spans
 
 SWAPPABLE = {cst.Add: "+", cst.Multiply: "*", cst.BitAnd: "&", cst.BitOr: "|", cst.BitXor: "^"}
 UNARY_OPS = (cst.Minus, cst.Plus, cst.BitInvert, cst.Not)
@@ -79,14 +72,8 @@ class _Collector(SiteCollector):
 
 
 def _typed(module: cst.Module, ctx: FileContext, sites: list[Site]) -> list[Site]:
-    text, spans = node_spans(module, [site.node for site in sites])
-    ctx.remember_code(module, text)
-    if (tree := parse_file(ctx, text)) is None:
-        return []
-    binops = astroid_spans(tree, text)
     kept = []
-    for site in sites:
-        binop = binops.get(spans[id(site.node)])
+    for site, binop in astroid_sites(module, ctx, sites, an.BinOp):
         allowed = {"bool", "int"} if SWAPPABLE[type(site.node.operator)] in "&|^" else set(NUMERIC)
         try:
             if binop is None:
