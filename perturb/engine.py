@@ -23,7 +23,7 @@ from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.speed.emission import FileEmission
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.transforms import get_transform
-from repoanchor.perturb.validation.compile_check import compile_error
+from repoanchor.perturb.validation.compile_check import CURRENT, compile_error
 
 
 @dataclass(frozen=True)
@@ -67,19 +67,25 @@ def transform_source(
     fraction: float = 0.7,
     project: ProjectInfo | None = None,
     keep_tree: bool = False,
+    grammar: bool = True,
 ) -> FileResult:
     """Run `passes` over one file's bytes. Never raises for a bad file or a bad transform.
 
     `keep_tree`: return the final tree in `FileResult.module`. Otherwise it is dropped before the cyclic
-    collector runs again, which would walk every node of a tree still alive (a tenth of the work)."""
+    collector runs again, which would walk every node of a tree still alive (a tenth of the work).
+    `grammar`: also parse each output under the project's oldest grammar here. False where the real oldest
+    interpreter compiles the output afterwards (`crosscheck`), which replays the file with the grammar on
+    if it rejects it: the output still compiles under the running Python, for half the cost."""
+    project = project or ProjectInfo()
+    floor = project.min_python if grammar else max(project.min_python, CURRENT)
     with cyclic_gc_deferred():
-        result = _transform_source(source, path, passes, seed, fraction, project or ProjectInfo())
+        result = _transform_source(source, path, passes, seed, fraction, project, floor)
         if not keep_tree:
             result.module = None
         return result
 
 
-def _transform_source(source, path, passes, seed, fraction, project) -> FileResult:
+def _transform_source(source, path, passes, seed, fraction, project, floor) -> FileResult:
     try:
         text = decode_source(source)
         module = cst.parse_module(source)
@@ -87,16 +93,12 @@ def _transform_source(source, path, passes, seed, fraction, project) -> FileResu
         reason = _parse_reason(exc)
         return FileResult(path, None, [Skipped(get_transform(p.transform).id, path, reason) for p in passes])
     emission = FileEmission()  # shared by every pass over this file, rerun included
-    final, outcomes, code = _run_passes(
-        module, text, path, passes, seed, fraction, project, check_each=False, emission=emission
-    )
+    final, outcomes, code = _run_passes(module, text, path, passes, seed, fraction, project, None, emission)
     if not any(isinstance(o, Applied) for o in outcomes):
         return FileResult(path, None, outcomes, module)
     code = _emitted(final, code, text, emission)
-    if compile_error(code, path, project.min_python):
-        final, outcomes, code = _run_passes(
-            module, text, path, passes, seed, fraction, project, check_each=True, emission=emission
-        )
+    if compile_error(code, path, floor):
+        final, outcomes, code = _run_passes(module, text, path, passes, seed, fraction, project, floor, emission)
         if not any(isinstance(o, Applied) for o in outcomes):
             return FileResult(path, None, outcomes, module)
         code = _emitted(final, code, text, emission)
@@ -112,7 +114,8 @@ def _emitted(module: cst.Module, code: str | None, text: str, emission: FileEmis
     return code if code is not None and code is not text else emission.code(module, keep=False)
 
 
-def _run_passes(module, text, path, passes, seed, fraction, project, *, check_each: bool, emission: FileEmission):
+def _run_passes(module, text, path, passes, seed, fraction, project, check_each, emission: FileEmission):
+    """`check_each`: None, or the oldest Python whose compile each applied pass's output must pass."""
     outcomes: list[Outcome] = []
     code: str | None = text
     for index, spec in enumerate(passes):
@@ -130,7 +133,7 @@ def _run_passes(module, text, path, passes, seed, fraction, project, *, check_ea
         new_module, outcome = _run_pass(transform, module, ctx, fraction)
         if check_each and isinstance(outcome, Applied):
             new_code = emission.code(new_module)
-            error = compile_error(new_code, path, project.min_python)
+            error = compile_error(new_code, path, check_each)
             if error:
                 reason = f"output does not compile, rolled back: {error}"
                 new_module, outcome = module, Failed(transform.id, path, reason)

@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING
 
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import FileResult, PassSpec, rng_for, transform_source
+from repoanchor.perturb.results import Outcome
 from repoanchor.perturb.speed.bigstack import run_with_big_stack
 from repoanchor.perturb.transforms import get_transform_class
 
 if TYPE_CHECKING:
     from repoanchor.perturb.tree import ApplyConfig
+    from repoanchor.perturb.validation.crosscheck import Replay
 
 
 def select_files(files: list[str], transform: str, config: ApplyConfig) -> set[str]:
@@ -49,11 +51,13 @@ def run_file_passes(
     project: ProjectInfo,
     progress=None,
     keep_trees: frozenset[str] = frozenset(),
+    grammar: bool = True,
 ) -> tuple[list[FileResult], int]:
     """Run the file-scope `passes` over the files each selects; write every changed file into `out`.
     Returns each parsed file's result and how many files were parsed. A result keeps its final tree
-    (`FileResult.module`) only for a file in `keep_trees` transformed in this process."""
-    jobs = [job for rel in files if (job := _job_for(src, rel, passes, selection, config, project))]
+    (`FileResult.module`) only for a file in `keep_trees` transformed in this process. `grammar`: see
+    `engine.transform_source`."""
+    jobs = [job for rel in files if (job := _job_for(src, rel, passes, selection, config, project, grammar))]
     results = _run_jobs(jobs, config.workers, progress, keep_trees)
     for result in results:
         if result.new_source is not None:
@@ -70,10 +74,17 @@ class _Job:
     fraction: float
     project: ProjectInfo
     keep_tree: bool = False
+    grammar: bool = True
 
 
 def _job_for(
-    src: Path, rel: str, passes: list[str], selection: dict[str, set[str]], config: ApplyConfig, project: ProjectInfo
+    src: Path,
+    rel: str,
+    passes: list[str],
+    selection: dict[str, set[str]],
+    config: ApplyConfig,
+    project: ProjectInfo,
+    grammar: bool = True,
 ) -> _Job | None:
     chosen = [
         PassSpec(t, tuple(config.keywords_for(t)) if get_transform_class(t).keyword_bound else ())
@@ -82,7 +93,27 @@ def _job_for(
     ]
     if not chosen:
         return None
-    return _Job(rel, (src / rel).read_bytes(), chosen, config.seed, config.fraction, project)
+    return _Job(rel, (src / rel).read_bytes(), chosen, config.seed, config.fraction, project, grammar=grammar)
+
+
+def grammar_replay(
+    src: Path,
+    results: list[FileResult],
+    passes: list[str],
+    selection: dict[str, set[str]],
+    config: ApplyConfig,
+    project: ProjectInfo,
+) -> Replay:
+    """For a file of `results` that the real oldest interpreter rejects (`crosscheck`): its outcomes, and its
+    passes run again in this process with each output parsed under the oldest grammar too, so that a pass that
+    fails it is rolled back alone."""
+    outcomes = {result.path: result.outcomes for result in results}
+
+    def replay(rel: str) -> tuple[list[Outcome], FileResult] | None:
+        job = _job_for(src, rel, passes, selection, config, project, grammar=True)
+        return (outcomes[rel], _run_job(job)) if job and rel in outcomes else None
+
+    return replay
 
 
 def _run_job(job: _Job) -> FileResult:
@@ -95,6 +126,7 @@ def _run_job(job: _Job) -> FileResult:
         fraction=job.fraction,
         project=job.project,
         keep_tree=job.keep_tree,
+        grammar=job.grammar,
     )
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import FileResult, rng_for
-from repoanchor.perturb.filepass import run_file_passes, select_files
+from repoanchor.perturb.filepass import grammar_replay, run_file_passes, select_files
 from repoanchor.perturb.mirage.vocabulary import project_vocabulary
 from repoanchor.perturb.results import Outcome, Skipped
 from repoanchor.perturb.source.files import FileSkip, copy_source_tree, python_files
@@ -25,7 +25,7 @@ from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.speed.parsed import ParsedModules
 from repoanchor.perturb.transforms import get_transform, get_transform_class, scope_of
 from repoanchor.perturb.treectx import TreeContext
-from repoanchor.perturb.validation.crosscheck import check_other_interpreters
+from repoanchor.perturb.validation.crosscheck import check_other_interpreters, oldest_compiled_later
 
 
 @dataclass
@@ -136,7 +136,9 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     selection = {t: select_files(files, t, config) for t in passes}
     tree_passes = sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order)
     tree_read = _selected_by(selection, tree_passes)
-    results, parsed = run_file_passes(src, out, files, file_passes, selection, config, project, progress, tree_read)
+    grammar = not oldest_compiled_later(config.check_interpreters, project.min_python)
+    run = (src, out, files, file_passes, selection, config, project, progress, tree_read, grammar)
+    results, parsed = run_file_passes(*run)
     outcomes.extend(outcome for result in results for outcome in result.outcomes)
     changed = [result.path for result in results if result.new_source is not None]
     report = TreeReport(outcomes, file_skips, changed, len(files), parsed, project)
@@ -149,7 +151,8 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     if tree_passes:
         report.tree_parses = {"parsed": modules.parses, "reused": modules.hits}
     if config.check_interpreters:
-        check_other_interpreters(src, out, report)
+        replay = None if grammar else grammar_replay(src, results, file_passes, selection, config, project)
+        check_other_interpreters(src, out, report, replay)
     return report
 
 

@@ -62,3 +62,24 @@ class LeavesCycle(RenameToKeyword):
         node.self = node
         LeavesCycle.seen.append((gc.isenabled(), weakref.ref(node)))
         raise RuntimeError("cycle left")
+
+
+class _MultiItemWiths(SiteCollector):
+    def visit_With(self, node: cst.With) -> None:
+        if len(node.items) > 1 and not isinstance(node.lpar, cst.LeftParen):
+            self.add(node)
+
+
+class ParenthesizeWith(RenameToKeyword):
+    """Puts a multi-item ``with`` in parentheses: Python 3.9+ syntax, which 3.8 (its grammar and itself) rejects."""
+
+    id = "parenthesize-with"
+
+    def candidates(self, module, ctx):
+        return _MultiItemWiths().collect(module)
+
+    def apply(self, module, sites, ctx):
+        def wrap(site, original, updated):
+            return updated.with_changes(lpar=cst.LeftParen(), rpar=cst.RightParen())
+
+        return rewrite_sites(module, sites, ctx, wrap)
