@@ -1,8 +1,9 @@
-"""Every output is re-parsed and compiled before it may be written.
+"""Every output is compiled before it may be written, and again under the oldest and newest Pythons.
 
 In-process: ``compile()`` under the running interpreter and ``ast.parse`` with the project's
-oldest supported grammar. Across interpreters: `check_with_interpreters` compiles a batch of
-files under other installed Pythons in one subprocess each (see `perturb.tree`).
+oldest supported grammar; the file passes leave that grammar to the real oldest interpreter where it
+is installed (`crosscheck`). Across interpreters: `check_with_interpreter` compiles a batch of
+files under another installed Python in one subprocess (see `perturb.tree`).
 """
 
 from __future__ import annotations
