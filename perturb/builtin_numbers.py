@@ -32,7 +32,7 @@ from astroid.nodes._base_nodes import LookupMixIn
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site
-from repoanchor.perturb.transform_checks import node_spans
+from repoanchor.perturb.walk import ancestor_paths
 
 NUMERIC = ("bool", "int", "float", "complex")  # promotion order; bool arithmetic yields int
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -98,12 +98,17 @@ def astroid_sites(
 ) -> list[tuple[Site, an.NodeNG | None]]:
     """Each site with astroid's node of `kind` at the site's span (None where astroid has none there); no pair
     where astroid cannot build the file (skipped, saying why). The caller runs `forget_inference` when done."""
-    text, spans = node_spans(module, [site.node for site in sites])
+    nodes = [site.node for site in sites]
+    paths = [site.path for site in sites]
+    if not all(paths):  # a site without its ancestors: found here, as they must be emitted afresh
+        found = ancestor_paths(module, nodes)
+        paths = [found.get(id(node), ()) for node in nodes]
+    text, spans = ctx.emission.spans(module, nodes, paths)
     ctx.remember_code(module, text)
     if (tree := _parse_file(ctx, text)) is None:
         return []
-    nodes = _astroid_spans(tree, text, kind)
-    return [(site, nodes.get(spans[id(site.node)])) for site in sites]
+    at_span = _astroid_spans(tree, text, kind)
+    return [(site, at_span.get(spans[id(site.node)])) for site in sites]
 
 
 def _parse_file(ctx: FileContext, text: str) -> an.Module | None:

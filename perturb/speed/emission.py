@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import accumulate
 
 import libcst as cst
 from libcst._nodes.base import CSTNode
@@ -92,6 +93,27 @@ class FileEmission:
 
         return text, {id(block): count(block) for block in indented_blocks(module)}
 
+    def spans(self, module: cst.Module, nodes: list[cst.CSTNode], holders: list[tuple[cst.CSTNode, ...]]):
+        """`node_spans(module, nodes)` (the code, and id(node) -> character span), in a keeping emission: the
+        nodes and `holders` (each node's ancestors) are emitted afresh to mark the nodes, other statements reused,
+        and the new statements kept for the next emissions of the file. Snippets (`node_code`) go on as before it
+        until `code` runs: abbreviated where nothing was emitted yet, so change records do not depend on it."""
+        state = _KeepingState(
+            self._statements, default_indent=module.default_indent, default_newline=module.default_newline
+        )
+        state.fresh = {id(holder) for path in holders for holder in path} | {id(node) for node in nodes}
+        state.spans.update((id(node), None) for node in nodes)
+        with emitting(), _STATEMENTS_REUSED.applied():
+            module._codegen(state)
+        state.keep_emitted()
+        offsets = list(accumulate(map(len, state.tokens), initial=0))
+        text = state.text()  # a span that ends the file may hold the dropped newline's token: clipped to the text
+        found = {}
+        for node in nodes:
+            if (span := state.spans.get(id(node))) is not None:
+                found[id(node)] = (offsets[span[0]], min(offsets[span[1]], len(text)))
+        return text, found
+
     def _emit(self, node: cst.CSTNode, keep: bool) -> str:
         indent, newline = self._defaults
         kind = _KeepingState if keep else _ReusingState
@@ -116,16 +138,17 @@ def indented_blocks(module: cst.Module) -> list[cst.IndentedBlock]:
 
 
 class _ReusingState(MarkingState):
-    """A plain emission in which a kept statement is its kept code."""
+    """A plain emission in which a kept statement is its kept code, unless `fresh` holds its id."""
 
     def __init__(self, known: dict[int, _Statement], **kwargs) -> None:
         super().__init__(**kwargs)
         self.known = known
+        self.fresh: set[int] = set()
         self.reused: dict[int, str] = {}
         """Index of each reused statement's last token -> that statement's own last token."""
 
     def statement(self, node: cst.BaseStatement, kwargs: dict) -> None:
-        entry = None if kwargs else self.known.get(id(node))  # kwargs change the code: `elif` for an If
+        entry = None if kwargs or id(node) in self.fresh else self.known.get(id(node))  # kwargs: `elif` for an If
         if entry is not None and entry.node is node:
             self._reuse(entry)
         else:

@@ -13,6 +13,7 @@ import pytest
 from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.speed.emission import FileEmission, indented_blocks
 from repoanchor.perturb.transform_checks import node_spans
+from repoanchor.perturb.walk import ancestor_paths, replace_nodes
 from tests.support.modules import module_id, named_modules
 
 ROOT = Path(__file__).parents[2]
@@ -105,3 +106,45 @@ def test_an_if_emitted_as_elif_is_never_confused_with_the_same_if_alone():
     assert emission.node_code(branch).startswith("if b:")
     assert emission.code(module, keep=False) == module.code
     assert emission.block_lines(module) == (module.code, reference_counts(module))
+
+
+class _Expressions(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[cst.CSTNode] = []
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self.found.append(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self.found.append(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
+
+
+def _wrapped_in_place(module: cst.Module) -> cst.Module:
+    """Every indented block's statements put into `if True:`, the very statement objects (LibCST's transformers
+    would rebuild every node, leaving an emission nothing to reuse)."""
+    blocks = indented_blocks(module)
+    paths = ancestor_paths(module, blocks)
+
+    def wrap(original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        return updated.with_changes(body=[cst.If(cst.Name("True"), cst.IndentedBlock(list(updated.body)))])
+
+    return replace_nodes(module, {id(block): wrap for block in blocks}, [paths[id(block)] for block in blocks])
+
+
+@pytest.mark.parametrize(("name", "module"), named_modules(SOURCES, ODD, "odd"), ids=module_id)
+def test_spans_in_a_keeping_emission_are_a_fresh_emissions(name: str, module: cst.Module):
+    """Expressions inside statements an earlier emission kept (moved one level in) are marked all the same:
+    their statements are emitted afresh; the text is LibCST's, and the next emission reuses what it kept."""
+    emission = FileEmission()
+    emission.code(module)
+    state = _wrapped_in_place(module)
+    collector = _Expressions()
+    state.visit(collector)  # a visitor: the same node objects
+    nodes = collector.found
+    paths = ancestor_paths(state, nodes)
+    text, spans = emission.spans(state, nodes, [paths[id(node)] for node in nodes])
+    assert (text, spans) == node_spans(state, nodes)
+    assert emission.code(state, keep=False) == state.code
