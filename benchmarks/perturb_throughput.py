@@ -26,7 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import libcst as cst
-from timing import best
+from timing import best, best_with_cpu
 
 from repoanchor.evals.harness.projects import fetch_sdist
 from repoanchor.perturb.source.files import python_files
@@ -62,7 +62,7 @@ def subset_tree(root: Path, files: list[str], keep: int, dest: Path) -> tuple[Pa
     return dest, python_files(dest)[0]
 
 
-def time_draw(root: Path, transforms: list[str], seed: int, workers: int, rounds: int) -> tuple[float, int]:
+def time_draw(root: Path, transforms: list[str], seed: int, workers: int, rounds: int) -> tuple[float, float, int]:
     config = ApplyConfig(transforms, fraction=0.7, keywords=["simplify", "solve"], seed=seed, workers=workers)
     changed = []
 
@@ -70,7 +70,7 @@ def time_draw(root: Path, transforms: list[str], seed: int, workers: int, rounds
         with tempfile.TemporaryDirectory() as tmp:
             changed[:] = apply_tree(root, Path(tmp) / "variant", config).changed_files
 
-    return best(rounds, job), len(changed)
+    return *best_with_cpu(rounds, job), len(changed)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -97,8 +97,8 @@ def report(root: Path, files: list[str], args) -> dict:
     for seed in seeds:
         trio = args.transforms or random.Random(seed).sample(list(SPT_IDS), 3)
         # The floor again, right before its draw: other tenants' load drifts over a run of many minutes.
-        floor = best(args.rounds, lambda: baseline(paths, args.workers))
-        seconds, changed = time_draw(root, trio, seed, args.workers, args.rounds)
+        floor, floor_cpu = best_with_cpu(args.rounds, lambda: baseline(paths, args.workers))
+        seconds, cpu, changed = time_draw(root, trio, seed, args.workers, args.rounds)
         draws.append(
             {
                 "seed": seed,
@@ -108,10 +108,12 @@ def report(root: Path, files: list[str], args) -> dict:
                 "floor_s": round(floor, 2),
                 "ratio": round(seconds / floor, 3),
                 "ratio_to_first_floor": round(seconds / base_n, 3),
+                "cpu_ratio": round(cpu / floor_cpu, 3),
             }
         )
         print(json.dumps(draws[-1]), file=sys.stderr, flush=True)
     ratios = [d["ratio"] for d in draws]
+    cpu_ratios = [d["cpu_ratio"] for d in draws]
     result = {
         "project": "sympy 1.13.3",
         "files": len(files),
@@ -121,6 +123,8 @@ def report(root: Path, files: list[str], args) -> dict:
         "draws": draws,
         f"worst_ratio_vs_{args.workers}_core_baseline": max(ratios),
         f"median_ratio_vs_{args.workers}_core_baseline": round(statistics.median(ratios), 3),
+        "worst_cpu_ratio": max(cpu_ratios),
+        "median_cpu_ratio": round(statistics.median(cpu_ratios), 3),
     }
     json.dump(result, sys.stdout, indent=2)
     print()
