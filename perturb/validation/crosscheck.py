@@ -72,7 +72,14 @@ def checked_versions(min_python: tuple[int, int]) -> list[tuple[int, int]]:
     return sorted({min_python, NEWEST_CHECKED} - {CURRENT})
 
 
-def _replayed(src: Path, out: Path, report: TreeReport, rel: str, again, interpreters) -> tuple[str, str] | None:
+def _replayed(
+    src: Path,
+    out: Path,
+    report: TreeReport,
+    rel: str,
+    again: tuple[list[Outcome], FileResult],
+    interpreters: dict[tuple[int, int], str],
+) -> tuple[str, str] | None:
     """Write the replayed file (or restore it, where no pass is left) and compile it again: None when it now
     compiles everywhere, else the interpreter that still rejects it and its error."""
     before, result = again
