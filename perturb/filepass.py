@@ -104,14 +104,17 @@ def grammar_replay(
     config: ApplyConfig,
     project: ProjectInfo,
 ) -> Replay:
-    """For a file of `results` that the real oldest interpreter rejects (`crosscheck`): its outcomes, and its
-    passes run again in this process with each output parsed under the oldest grammar too, so that a pass that
-    fails it is rolled back alone."""
+    """For files of `results` that the real oldest interpreter rejects (`crosscheck`): their passes run again, on
+    the workers, with each output parsed under the oldest grammar too, so that a pass that fails it is rolled
+    back alone; each with its outcomes of `results`. A project declaring an older Python than its code runs on
+    has every changed file rejected: they are replayed at once, as the passes ran."""
     outcomes = {result.path: result.outcomes for result in results}
 
-    def replay(rel: str) -> tuple[list[Outcome], FileResult] | None:
-        job = _job_for(src, rel, passes, selection, config, project, grammar=True)
-        return (outcomes[rel], _run_job(job)) if job and rel in outcomes else None
+    def replay(rels: list[str]) -> dict[str, tuple[list[Outcome], FileResult]]:
+        chosen = [rel for rel in rels if rel in outcomes]
+        jobs = [job for rel in chosen if (job := _job_for(src, rel, passes, selection, config, project, grammar=True))]
+        replayed = _run_jobs(jobs, config.workers, None, frozenset())
+        return {result.path: (outcomes[result.path], result) for result in replayed}
 
     return replay
 

@@ -29,35 +29,31 @@ if TYPE_CHECKING:
 
 NEWEST_CHECKED = (3, 13)
 
-Replay = Callable[[str], "tuple[list[Outcome], FileResult] | None"]
-"""A file's outcomes as the report holds them, and its passes run again with the grammar checked; None when
-its passes already checked it."""
+Replay = Callable[[list[str]], "dict[str, tuple[list[Outcome], FileResult]]"]
+"""Files' passes run again with the grammar checked (in parallel, as the passes ran), each with its outcomes as
+the report holds them."""
 
 
 def check_other_interpreters(src: Path, out: Path, report: TreeReport, replay: Replay | None = None) -> None:
     interpreters = installed_interpreters(checked_versions(report.project.min_python))
     files = [out / rel for rel in report.changed_files if rel.endswith(".py") and (out / rel).is_file()]
-    with ThreadPoolExecutor(max_workers=max(1, len(interpreters))) as pool:
-        results = {v: pool.submit(check_with_interpreter, exe, files) for v, exe in interpreters.items()}
-    replayed: set[str] = set()
-    for version, future in sorted(results.items()):
-        where = _named(version)
+    failing: dict[str, tuple[str, str]] = {}
+    for version, errors in sorted(_compiled(interpreters, files).items()):
         report.interpreter_checks[f"{version[0]}.{version[1]}"] = len(files)
-        for path, error in sorted(future.result().items()):
+        for path, error in sorted(errors.items()):
             rel = Path(path).relative_to(out).as_posix()
-            if rel not in report.changed_files or rel in replayed:
-                continue  # already rolled back (or replayed) for the other interpreter
+            if rel not in report.changed_files or rel in failing:
+                continue  # already rejected by the other interpreter
             if rel in report.tree_written or not (src / rel).is_file():
-                report.integrity_errors.append(f"{rel} does not compile under {where}: {error}")
+                report.integrity_errors.append(f"{rel} does not compile under {_named(version)}: {error}")
                 continue
-            if replay is not None and (again := replay(rel)) is not None:
-                replayed.add(rel)
-                if (still := _replayed(src, out, report, rel, again, interpreters)) is None:
-                    continue
-                where, error = still
-            shutil.copyfile(src / rel, out / rel)
-            report.changed_files.remove(rel)
-            _fail_file(report, rel, f"output does not compile under {where}, file rolled back: {error}")
+            failing[rel] = (_named(version), error)
+    if replay is not None and failing:
+        failing = _replayed(src, out, report, replay(sorted(failing)), interpreters, failing)
+    for rel, (where, error) in sorted(failing.items()):
+        shutil.copyfile(src / rel, out / rel)
+        report.changed_files.remove(rel)
+        _fail_file(report, rel, f"output does not compile under {where}, file rolled back: {error}")
 
 
 def oldest_compiled_later(check_interpreters: bool, oldest: tuple[int, int]) -> bool:
@@ -72,28 +68,37 @@ def checked_versions(min_python: tuple[int, int]) -> list[tuple[int, int]]:
     return sorted({min_python, NEWEST_CHECKED} - {CURRENT})
 
 
+def _compiled(interpreters: dict[tuple[int, int], str], files: list[Path]) -> dict[tuple[int, int], dict[str, str]]:
+    """{version: {path: error}} of `files` compiled under each interpreter, one subprocess each, at once."""
+    with ThreadPoolExecutor(max_workers=max(1, len(interpreters))) as pool:
+        futures = {version: pool.submit(check_with_interpreter, exe, files) for version, exe in interpreters.items()}
+    return {version: future.result() for version, future in futures.items()}
+
+
 def _replayed(
     src: Path,
     out: Path,
     report: TreeReport,
-    rel: str,
-    again: tuple[list[Outcome], FileResult],
+    replays: dict[str, tuple[list[Outcome], FileResult]],
     interpreters: dict[tuple[int, int], str],
-) -> tuple[str, str] | None:
-    """Write the replayed file (or restore it, where no pass is left) and compile it again: None when it now
-    compiles everywhere, else the interpreter that still rejects it and its error."""
-    before, result = again
-    _replace_outcomes(report, before, result.outcomes)
-    if result.new_source is None:  # every pass rolled back or refused: the file is the source's again
-        shutil.copyfile(src / rel, out / rel)
-        report.changed_files.remove(rel)
-        return None
-    (out / rel).write_bytes(result.new_source)
-    for version, exe in sorted(interpreters.items()):
-        error = check_with_interpreter(exe, [out / rel]).get(str(out / rel))
-        if error:
-            return _named(version), error
-    return None
+    failing: dict[str, tuple[str, str]],
+) -> dict[str, tuple[str, str]]:
+    """Write the replayed files (restore those left with no pass) and compile them again: the files that still
+    fail, each with the first interpreter that rejects it and its error (a file not replayed keeps its own)."""
+    written = []
+    for rel, (before, result) in sorted(replays.items()):
+        _replace_outcomes(report, before, result.outcomes)
+        if result.new_source is None:  # every pass rolled back or refused: the file is the source's again
+            shutil.copyfile(src / rel, out / rel)
+            report.changed_files.remove(rel)
+        else:
+            (out / rel).write_bytes(result.new_source)
+            written.append(out / rel)
+    still = {rel: failure for rel, failure in failing.items() if rel not in replays}
+    for version, errors in sorted(_compiled(interpreters, written).items()):
+        for path, error in sorted(errors.items()):
+            still.setdefault(Path(path).relative_to(out).as_posix(), (_named(version), error))
+    return still
 
 
 def _replace_outcomes(report: TreeReport, before: list[Outcome], after: list[Outcome]) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import PassSpec, transform_source
-from repoanchor.perturb.results import Applied, Failed
+from repoanchor.perturb.results import Applied, Failed, Skipped
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from repoanchor.perturb.validation.compile_check import installed_interpreters
 
@@ -54,20 +54,29 @@ def test_without_the_grammar_a_pass_is_checked_under_this_python_only():
     assert "grammar (3, 8)" in checked.outcomes[0].error
 
 
+MODERN = "def m(a, b):\n    with (open(a) as f, open(b) as g):\n        return f.read() if 0 < b else g.read()\n"
+
+
 @NEEDS_38
 @pytest.mark.parametrize("check_interpreters", [True, False])
 def test_only_the_pass_bringing_new_syntax_is_rolled_back(tmp_path: Path, check_interpreters: bool):
     """With python3.8 the passes skip the grammar and the crosscheck's replay rolls back; without it, the passes
-    themselves: the same variant and outcomes either way."""
+    themselves: the same variant and outcomes either way. A file already written in newer syntax than the project
+    declares (modern.py) keeps no pass at all."""
     src = tmp_path / "src"
     (src / "pkg").mkdir(parents=True)
     (src / "setup.cfg").write_text("[options]\npython_requires = >=3.8\n")
     (src / "pkg" / "withs.py").write_text(WITHS)
+    (src / "pkg" / "modern.py").write_text(MODERN)
     config = ApplyConfig([PARENTHESIZE, "comparison-swap"], fraction=1.0, check_interpreters=check_interpreters)
     report = apply_tree(src, tmp_path / "out", config)
     assert (tmp_path / "out" / "pkg" / "withs.py").read_text() == WITHS.replace("0 < b", "b > 0")
+    assert (tmp_path / "out" / "pkg" / "modern.py").read_text() == MODERN
     assert report.changed_files == ["pkg/withs.py"]
-    assert [type(o) for o in report.outcomes] == [Failed, Applied]
-    assert "output does not compile, rolled back" in report.outcomes[0].error
-    assert "grammar (3, 8)" in report.outcomes[0].error
+    by_file = {f: [o for o in report.outcomes if o.file == f] for f in ("pkg/modern.py", "pkg/withs.py")}
+    assert [type(o) for o in by_file["pkg/withs.py"]] == [Failed, Applied]
+    assert [type(o) for o in by_file["pkg/modern.py"]] == [Skipped, Failed]
+    for failed in (by_file["pkg/withs.py"][0], by_file["pkg/modern.py"][1]):
+        assert "output does not compile, rolled back" in failed.error
+        assert "grammar (3, 8)" in failed.error
     assert ("3.8" in report.interpreter_checks) is check_interpreters
