@@ -31,8 +31,7 @@ from astroid.manager import AstroidManager
 from astroid.nodes._base_nodes import LookupMixIn
 
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site
-from repoanchor.perturb.walk import ancestor_paths
+from repoanchor.perturb.sites import Site, site_paths
 
 NUMERIC = ("bool", "int", "float", "complex")  # promotion order; bool arithmetic yields int
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -98,12 +97,7 @@ def astroid_sites(
 ) -> list[tuple[Site, an.NodeNG | None]]:
     """Each site with astroid's node of `kind` at the site's span (None where astroid has none there); no pair
     where astroid cannot build the file (skipped, saying why). The caller runs `forget_inference` when done."""
-    nodes = [site.node for site in sites]
-    paths = [site.path for site in sites]
-    if not all(paths):  # a site without its ancestors: found here, as they must be emitted afresh
-        found = ancestor_paths(module, nodes)
-        paths = [found.get(id(node), ()) for node in nodes]
-    text, spans = ctx.emission.spans(module, nodes, paths)
+    text, spans = ctx.emission.spans(module, [site.node for site in sites], site_paths(module, sites))
     ctx.remember_code(module, text)
     if (tree := _parse_file(ctx, text)) is None:
         return []

@@ -76,16 +76,22 @@ class SiteCollector(cst.CSTVisitor):
 SiteRewrite = Callable[[Site, cst.CSTNode, cst.CSTNode], "cst.CSTNode | cst.FlattenSentinel | None"]
 
 
+def site_paths(module: cst.Module, sites: Sequence[Site]) -> list[tuple[cst.CSTNode, ...]]:
+    """Each site's ancestors: as its collector recorded them, or found in `module` where one has none."""
+    paths = [site.path for site in sites]
+    if all(paths):
+        return paths
+    found = ancestor_paths(module, [site.node for site in sites])
+    return [found[id(site.node)] for site in sites]
+
+
 def rewrite_sites(module: cst.Module, sites: Sequence[Site], ctx: Any, rewrite: SiteRewrite) -> cst.Module:
     """Replace each site by `rewrite(site, original, updated)`; None refuses (module unchanged there).
 
     `updated` is the site with its inner sites already rewritten. Every replacement is recorded
     with `ctx.changed`. Only ancestors of the sites are rebuilt.
     """
-    paths = [site.path for site in sites]
-    if any(not p for p in paths):
-        found = ancestor_paths(module, [s.node for s in sites])
-        paths = [found[id(s.node)] for s in sites]
+    paths = site_paths(module, sites)
 
     def make(site: Site):
         def apply(original: cst.CSTNode, updated: cst.CSTNode):

@@ -281,8 +281,6 @@ def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, d
     line and column on every token of every node. Offsets refer to the returned text, which can
     differ from the file's (LibCST drops a form feed at the start of a line).
     """
-    from itertools import accumulate
-
     from repoanchor.perturb.speed.codegen import MarkingState, emitting
 
     state = MarkingState(
@@ -290,10 +288,7 @@ def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, d
     )
     with emitting():
         module._codegen(state)
-    offsets = list(accumulate(map(len, state.tokens), initial=0))
-    text = state.text()  # a span that ends the file may hold the dropped newline's token: clipped to the text
-    marked = {key: span for key, span in state.spans.items() if span is not None}
-    return text, {key: (offsets[a], min(offsets[b], len(text))) for key, (a, b) in marked.items()}
+    return state.text_and_spans(list(state.spans))
 
 
 def bound_names(module: cst.Module) -> tuple[set[str], bool]:

@@ -11,7 +11,9 @@ The tokens, and so the text, are LibCST's own.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from contextlib import nullcontext
+from itertools import accumulate
 
 import libcst as cst
 from libcst._nodes.expression import _BaseParenthesizedNode
@@ -77,6 +79,13 @@ class MarkingState(PlainState):
 
     def text(self) -> str:
         return "".join(self.tokens[:-1] if self.popped and self.tokens else self.tokens)
+
+    def text_and_spans(self, keys: Iterable[int]) -> tuple[str, dict[int, tuple[int, int]]]:
+        """The emitted text, and the character span of each of `keys` that was marked."""
+        offsets = list(accumulate(map(len, self.tokens), initial=0))
+        text = self.text()  # a span that ends the file may hold the dropped newline's token: clipped to the text
+        marked = ((key, self.spans.get(key)) for key in keys)
+        return text, {key: (offsets[span[0]], min(offsets[span[1]], len(text))) for key, span in marked if span}
 
 
 def code_for_node(node: cst.CSTNode, module: cst.Module = _DEFAULT) -> str:

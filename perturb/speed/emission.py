@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
-from itertools import accumulate
 
 import libcst as cst
 from libcst._nodes.base import CSTNode
@@ -106,13 +105,7 @@ class FileEmission:
         with emitting(), _STATEMENTS_REUSED.applied():
             module._codegen(state)
         state.keep_emitted()
-        offsets = list(accumulate(map(len, state.tokens), initial=0))
-        text = state.text()  # a span that ends the file may hold the dropped newline's token: clipped to the text
-        found = {}
-        for node in nodes:
-            if (span := state.spans.get(id(node))) is not None:
-                found[id(node)] = (offsets[span[0]], min(offsets[span[1]], len(text)))
-        return text, found
+        return state.text_and_spans(id(node) for node in nodes)
 
     def _emit(self, node: cst.CSTNode, keep: bool) -> str:
         indent, newline = self._defaults
