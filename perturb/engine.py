@@ -2,9 +2,10 @@
 
 `transform_source` is pure: bytes in, bytes (or None) and typed outcomes out. Each pass picks
 k = max(1, ceil(phi * n)) of the n candidate sites with a RNG seeded from (seed, transform,
-path, pass index) and rewrites them by identity. The final code is emitted once and compiled;
-if it does not compile, the passes are replayed with a check after each so that exactly the
-offending pass is rolled back and reported as `Failed`. A pass that raises is `Failed` too.
+path, pass index) and rewrites them by identity. The final code is emitted once and compiled (unless
+the real oldest and newest Pythons compile it afterwards: `check`); if it does not compile, the passes
+are replayed with a check after each so that exactly the offending pass is rolled back and reported as
+`Failed`. A pass that raises is `Failed` too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import math
 import random
 import traceback
 from dataclasses import dataclass, field
+from typing import Literal
 
 import libcst as cst
 
@@ -24,6 +26,12 @@ from repoanchor.perturb.speed.emission import FileEmission
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.transforms import get_transform
 from repoanchor.perturb.validation.compile_check import CURRENT, compile_error
+
+
+OutputCheck = Literal["grammar", "current", "none"]
+"""What `transform_source` compiles each output under: "grammar", the running Python and the project's oldest
+grammar (`ast`'s); "current", the running Python only (the real oldest Python compiles it afterwards);
+"none", nothing (the real oldest and newest Pythons compile it afterwards, and the running one lies between)."""
 
 
 @dataclass(frozen=True)
@@ -67,17 +75,19 @@ def transform_source(
     fraction: float = 0.7,
     project: ProjectInfo | None = None,
     keep_tree: bool = False,
-    grammar: bool = True,
+    check: OutputCheck = "grammar",
 ) -> FileResult:
     """Run `passes` over one file's bytes. Never raises for a bad file or a bad transform.
 
     `keep_tree`: return the final tree in `FileResult.module`. Otherwise it is dropped before the cyclic
     collector runs again, which would walk every node of a tree still alive (a tenth of the work).
-    `grammar`: also parse each output under the project's oldest grammar here. False where the real oldest
-    interpreter compiles the output afterwards (`crosscheck`), which replays the file with the grammar on
-    if it rejects it: the output still compiles under the running Python, for half the cost."""
+    `check` (`OutputCheck`): "grammar" also parses each output under the project's oldest grammar here.
+    "current" and "none" are for where the real interpreters compile the output afterwards (`crosscheck`),
+    which replays a file they reject with `check="grammar"`: the passes that compile then are rolled back
+    one by one as here. "current" still compiles under the running Python, for half the cost; "none"
+    compiles nothing, as the running Python lies between the two that will."""
     project = project or ProjectInfo()
-    floor = project.min_python if grammar else max(project.min_python, CURRENT)
+    floor = {"grammar": project.min_python, "current": max(project.min_python, CURRENT), "none": None}[check]
     with cyclic_gc_deferred():
         result = _transform_source(source, path, passes, seed, fraction, project, floor)
         if not keep_tree:
@@ -97,7 +107,7 @@ def _transform_source(source, path, passes, seed, fraction, project, floor) -> F
     if not any(isinstance(o, Applied) for o in outcomes):
         return FileResult(path, None, outcomes, module)
     code = _emitted(final, code, text, emission)
-    if compile_error(code, path, floor):
+    if floor is not None and compile_error(code, path, floor):
         final, outcomes, code = _run_passes(module, text, path, passes, seed, fraction, project, floor, emission)
         if not any(isinstance(o, Applied) for o in outcomes):
             return FileResult(path, None, outcomes, module)

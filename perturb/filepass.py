@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from repoanchor.perturb.context import ProjectInfo
-from repoanchor.perturb.engine import FileResult, PassSpec, rng_for, transform_source
+from repoanchor.perturb.engine import FileResult, OutputCheck, PassSpec, rng_for, transform_source
 from repoanchor.perturb.results import Outcome
 from repoanchor.perturb.speed.bigstack import run_with_big_stack
 from repoanchor.perturb.transforms import get_transform_class
@@ -51,13 +51,13 @@ def run_file_passes(
     project: ProjectInfo,
     progress=None,
     keep_trees: frozenset[str] = frozenset(),
-    grammar: bool = True,
+    check: OutputCheck = "grammar",
 ) -> tuple[list[FileResult], int]:
     """Run the file-scope `passes` over the files each selects; write every changed file into `out`.
     Returns each parsed file's result and how many files were parsed. A result keeps its final tree
-    (`FileResult.module`) only for a file in `keep_trees` transformed in this process. `grammar`: see
+    (`FileResult.module`) only for a file in `keep_trees` transformed in this process. `check`: see
     `engine.transform_source`."""
-    jobs = [job for rel in files if (job := _job_for(src, rel, passes, selection, config, project, grammar))]
+    jobs = [job for rel in files if (job := _job_for(src, rel, passes, selection, config, project, check))]
     results = _run_jobs(jobs, config.workers, progress, keep_trees)
     for result in results:
         if result.new_source is not None:
@@ -74,7 +74,7 @@ class _Job:
     fraction: float
     project: ProjectInfo
     keep_tree: bool = False
-    grammar: bool = True
+    check: OutputCheck = "grammar"
 
 
 def _job_for(
@@ -84,7 +84,7 @@ def _job_for(
     selection: dict[str, set[str]],
     config: ApplyConfig,
     project: ProjectInfo,
-    grammar: bool = True,
+    check: OutputCheck = "grammar",
 ) -> _Job | None:
     chosen = [
         PassSpec(t, tuple(config.keywords_for(t)) if get_transform_class(t).keyword_bound else ())
@@ -93,7 +93,7 @@ def _job_for(
     ]
     if not chosen:
         return None
-    return _Job(rel, (src / rel).read_bytes(), chosen, config.seed, config.fraction, project, grammar=grammar)
+    return _Job(rel, (src / rel).read_bytes(), chosen, config.seed, config.fraction, project, check=check)
 
 
 def grammar_replay(
@@ -104,15 +104,15 @@ def grammar_replay(
     config: ApplyConfig,
     project: ProjectInfo,
 ) -> Replay:
-    """For files of `results` that the real oldest interpreter rejects (`crosscheck`): their passes run again, on
-    the workers, with each output parsed under the oldest grammar too, so that a pass that fails it is rolled
-    back alone; each with its outcomes of `results`. A project declaring an older Python than its code runs on
+    """For files of `results` that a real interpreter rejects (`crosscheck`): their passes run again, on the
+    workers, with each output compiled here and parsed under the oldest grammar, so that a pass that fails is
+    rolled back alone; each with its outcomes of `results`. A project declaring an older Python than its code runs on
     has every changed file rejected: they are replayed at once, as the passes ran."""
     outcomes = {result.path: result.outcomes for result in results}
 
     def replay(rels: list[str]) -> dict[str, tuple[list[Outcome], FileResult]]:
         chosen = [rel for rel in rels if rel in outcomes]
-        jobs = [job for rel in chosen if (job := _job_for(src, rel, passes, selection, config, project, grammar=True))]
+        jobs = [job for rel in chosen if (job := _job_for(src, rel, passes, selection, config, project, "grammar"))]
         replayed = _run_jobs(jobs, config.workers, None, frozenset())
         return {result.path: (outcomes[result.path], result) for result in replayed}
 
@@ -129,7 +129,7 @@ def _run_job(job: _Job) -> FileResult:
         fraction=job.fraction,
         project=job.project,
         keep_tree=job.keep_tree,
-        grammar=job.grammar,
+        check=job.check,
     )
 
 

@@ -25,7 +25,7 @@ from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.speed.parsed import ParsedModules
 from repoanchor.perturb.transforms import get_transform, get_transform_class, scope_of
 from repoanchor.perturb.treectx import TreeContext
-from repoanchor.perturb.validation.crosscheck import check_other_interpreters, oldest_compiled_later
+from repoanchor.perturb.validation.crosscheck import check_other_interpreters, passes_check
 
 
 @dataclass
@@ -136,8 +136,8 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     selection = {t: select_files(files, t, config) for t in passes}
     tree_passes = sorted((t for t in passes if scope_of(t) == "tree"), key=_tree_order)
     tree_read = _selected_by(selection, tree_passes)
-    grammar = not oldest_compiled_later(config.check_interpreters, project.min_python)
-    run = (src, out, files, file_passes, selection, config, project, progress, tree_read, grammar)
+    check = passes_check(config.check_interpreters, project.min_python, bool(tree_passes))
+    run = (src, out, files, file_passes, selection, config, project, progress, tree_read, check)
     results, parsed = run_file_passes(*run)
     outcomes.extend(outcome for result in results for outcome in result.outcomes)
     changed = [result.path for result in results if result.new_source is not None]
@@ -151,7 +151,7 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     if tree_passes:
         report.tree_parses = {"parsed": modules.parses, "reused": modules.hits}
     if config.check_interpreters:
-        replay = None if grammar else grammar_replay(src, results, file_passes, selection, config, project)
+        replay = None if check == "grammar" else grammar_replay(src, results, file_passes, selection, config, project)
         check_other_interpreters(src, out, report, replay)
     return report
 

@@ -6,10 +6,10 @@ file-scope passes is restored from the source tree and its passes become `Failed
 tree transform wrote belongs to a multi-file transaction that cannot be undone one file at a
 time, so it is reported as an integrity error (the sampler rejects such a variant).
 
-Where the file passes left the oldest grammar to this check (`engine.transform_source`'s `grammar`),
-a rejected file is first replayed with that grammar parsed after each pass, so that only the pass
-that brought the syntax in is rolled back (as when the grammar is checked in the passes themselves);
-the replayed file is compiled again under every interpreter, and restored if it still fails.
+Where the file passes left the oldest grammar, or every compile, to this check (`engine.transform_source`'s
+`check`), a rejected file is first replayed with each pass's output compiled and its grammar parsed, so that
+only the pass that brought the syntax in is rolled back (as when the passes check themselves); the replayed
+file is compiled again under every interpreter, and restored if it still fails.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from repoanchor.perturb.results import Applied, Failed, Outcome
 from repoanchor.perturb.validation.compile_check import CURRENT, check_with_interpreter, installed_interpreters
 
 if TYPE_CHECKING:
-    from repoanchor.perturb.engine import FileResult
+    from repoanchor.perturb.engine import FileResult, OutputCheck
     from repoanchor.perturb.tree import TreeReport
 
 NEWEST_CHECKED = (3, 13)
@@ -56,11 +56,18 @@ def check_other_interpreters(src: Path, out: Path, report: TreeReport, replay: R
         _fail_file(report, rel, f"output does not compile under {where}, file rolled back: {error}")
 
 
-def oldest_compiled_later(check_interpreters: bool, oldest: tuple[int, int]) -> bool:
-    """Whether the real oldest supported Python will compile the changed files, so that the file passes need not
-    parse each output under its grammar (`ast`'s grammar versions are best effort anyway: a PEP 614 decorator
-    passes the 3.8 grammar there and fails under Python 3.8)."""
-    return check_interpreters and oldest < CURRENT and bool(installed_interpreters([oldest]))
+def passes_check(check_interpreters: bool, oldest: tuple[int, int], tree_passes: bool) -> OutputCheck:
+    """What the file passes compile their outputs under, given what this check will compile afterwards.
+
+    Where the real oldest supported Python compiles the changed files, the passes need not parse each output
+    under its grammar (`ast`'s grammar versions are best effort anyway: a PEP 614 decorator passes the 3.8
+    grammar there and fails under Python 3.8). Where the newest compiles them too, and the running Python lies
+    between the two, the passes compile nothing. Not where tree transforms follow: they would read, and could
+    write into a multi-file transaction, a file that a compile here would have rolled back first."""
+    if not (check_interpreters and oldest < CURRENT and installed_interpreters([oldest])):
+        return "grammar"
+    newest_later = CURRENT < NEWEST_CHECKED and installed_interpreters([NEWEST_CHECKED])
+    return "none" if newest_later and not tree_passes else "current"
 
 
 def checked_versions(min_python: tuple[int, int]) -> list[tuple[int, int]]:

@@ -13,7 +13,8 @@ from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import PassSpec, transform_source
 from repoanchor.perturb.results import Applied, Failed, Skipped
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from repoanchor.perturb.validation.compile_check import installed_interpreters
+from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
+from repoanchor.perturb.validation.crosscheck import NEWEST_CHECKED, passes_check
 
 # A PEP 614 decorator (any expression, Python 3.9+) parses under 3.11 with feature_version=(3, 8),
 # but Python 3.8 itself rejects it: only running the old interpreter catches this.
@@ -44,14 +45,24 @@ PARENTHESIZE = "tests.perturb.broken_transforms.ParenthesizeWith"
 NEEDS_38 = pytest.mark.skipif(not installed_interpreters([(3, 8)]), reason="needs a working python3.8 (pyenv)")
 
 
-def test_without_the_grammar_a_pass_is_checked_under_this_python_only():
-    passes = [PassSpec(PARENTHESIZE)]
+@pytest.mark.parametrize(
+    ("broken", "check", "kept"),
+    [
+        ("ParenthesizeWith", "current", b"with (open(a) as f, open(b) as g):"),
+        ("RenameToKeyword", "none", b"def h(class, b):"),
+    ],
+)
+def test_passes_check_only_what_no_interpreter_checks_later(broken: str, check: str, kept: bytes):
+    """"current" compiles under this Python only (3.9 syntax kept for a 3.8 project); "none" compiles nothing
+    (an output no Python accepts is kept, for the crosscheck to replay). "grammar" rejects both."""
+    passes = [PassSpec(f"tests.perturb.broken_transforms.{broken}")]
     project = ProjectInfo(min_python=(3, 8))
-    kept = transform_source(WITHS.encode(), "m.py", passes, fraction=1.0, project=project, grammar=False)
-    assert b"with (open(a) as f, open(b) as g):" in kept.new_source
+    unchecked = transform_source(WITHS.encode(), "m.py", passes, fraction=1.0, project=project, check=check)
+    assert kept in unchecked.new_source
+    assert isinstance(unchecked.outcomes[0], Applied)
     checked = transform_source(WITHS.encode(), "m.py", passes, fraction=1.0, project=project)
     assert checked.new_source is None
-    assert "grammar (3, 8)" in checked.outcomes[0].error
+    assert "output does not compile, rolled back" in checked.outcomes[0].error
 
 
 MODERN = "def m(a, b):\n    with (open(a) as f, open(b) as g):\n        return f.read() if 0 < b else g.read()\n"
@@ -80,3 +91,40 @@ def test_only_the_pass_bringing_new_syntax_is_rolled_back(tmp_path: Path, check_
         assert "output does not compile, rolled back" in failed.error
         assert "grammar (3, 8)" in failed.error
     assert ("3.8" in report.interpreter_checks) is check_interpreters
+
+
+NEEDS_BOUNDS = pytest.mark.skipif(
+    not installed_interpreters([(3, 8), NEWEST_CHECKED]) or CURRENT >= NEWEST_CHECKED,
+    reason="needs working python3.8 and python3.13 (pyenv), this Python between them",
+)
+
+
+@NEEDS_BOUNDS
+def test_passes_compile_nothing_between_the_oldest_and_newest_pythons():
+    assert passes_check(True, (3, 8), tree_passes=False) == "none"
+    assert passes_check(True, (3, 8), tree_passes=True) == "current"  # tree transforms read the outputs first
+    assert passes_check(False, (3, 8), tree_passes=False) == "grammar"
+    assert passes_check(True, CURRENT, tree_passes=False) == "grammar"
+
+
+@NEEDS_BOUNDS
+@pytest.mark.parametrize("check_interpreters", [True, False])
+def test_a_pass_no_python_accepts_is_rolled_back_alone(tmp_path: Path, check_interpreters: bool):
+    """Where the passes compile nothing (3.8 and 3.13 compile afterwards), the crosscheck's replay rolls back the
+    pass whose output no Python accepts, keeping the other: as when each pass is compiled in the engine."""
+    src = tmp_path / "src"
+    (src / "pkg").mkdir(parents=True)
+    (src / "setup.cfg").write_text("[options]\npython_requires = >=3.8\n")
+    (src / "pkg" / "withs.py").write_text(WITHS)
+    (src / "pkg" / "plain.py").write_text(PLAIN)
+    broken = "tests.perturb.broken_transforms.RenameToKeyword"
+    config = ApplyConfig(["comparison-swap", broken], fraction=1.0, check_interpreters=check_interpreters)
+    report = apply_tree(src, tmp_path / "out", config)
+    assert (tmp_path / "out" / "pkg" / "withs.py").read_text() == WITHS.replace("0 < b", "b > 0")
+    assert (tmp_path / "out" / "pkg" / "plain.py").read_text() == PLAIN.replace("a < 0", "0 > a")
+    assert report.changed_files == ["pkg/plain.py", "pkg/withs.py"]
+    for rel in report.changed_files:
+        outcomes = [o for o in report.outcomes if o.file == rel]
+        assert [type(o) for o in outcomes] == [Applied, Failed]
+        assert "output does not compile, rolled back: SyntaxError" in outcomes[1].error
+    assert ("3.13" in report.interpreter_checks) is check_interpreters
