@@ -27,7 +27,6 @@ from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.transforms import get_transform
 from repoanchor.perturb.validation.compile_check import CURRENT, compile_error
 
-
 OutputCheck = Literal["grammar", "current", "none"]
 """What `transform_source` compiles each output under: "grammar", the running Python and the project's oldest
 grammar (`ast`'s); "current", the running Python only (the real oldest Python compiles it afterwards);

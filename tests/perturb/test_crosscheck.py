@@ -53,7 +53,7 @@ NEEDS_38 = pytest.mark.skipif(not installed_interpreters([(3, 8)]), reason="need
     ],
 )
 def test_passes_check_only_what_no_interpreter_checks_later(broken: str, check: str, kept: bytes):
-    """"current" compiles under this Python only (3.9 syntax kept for a 3.8 project); "none" compiles nothing
+    """ "current" compiles under this Python only (3.9 syntax kept for a 3.8 project); "none" compiles nothing
     (an output no Python accepts is kept, for the crosscheck to replay). "grammar" rejects both."""
     passes = [PassSpec(f"tests.perturb.broken_transforms.{broken}")]
     project = ProjectInfo(min_python=(3, 8))
