@@ -1,8 +1,8 @@
-"""Every output is compiled before it may be written, and again under the oldest and newest Pythons.
+"""Every output is compiled: in the passes, or under the oldest and newest Pythons, or both.
 
 In-process: ``compile()`` under the running interpreter and ``ast.parse`` with the project's
 oldest supported grammar; the file passes leave that grammar to the real oldest interpreter where it
-is installed (`crosscheck`). Across interpreters: `check_with_interpreter` compiles a batch of
+is installed, and every compile where the newest is installed too (`crosscheck.passes_check`). Across interpreters: `check_with_interpreter` compiles a batch of
 files under another installed Python in one subprocess (see `perturb.tree`).
 """
 
