@@ -90,7 +90,8 @@ class Lineage:
         walk(self.local, module)
         self.imports = import_origins(module)
         self.bound: tuple[set[str], bool] | None = None
-        self.enumerated = set(ctx.project.enumerated) | _enumerated_here(ctx)
+        here = set() if ctx.project.indexed else _enumerated_here(ctx)  # passes add no listing to a file
+        self.enumerated = set(ctx.project.enumerated) | here
 
     def lineage_of(self, cls: cst.ClassDef) -> tuple[set[str], str | None]:
         members = set(ALWAYS_INHERITED)

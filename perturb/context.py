@@ -29,6 +29,9 @@ class ProjectInfo:
     """Class name -> last dotted component of each base, over every module of the project."""
     enumerated: set[str] = field(default_factory=set)
     """Classes whose members some code of the project, tests included, enumerates (`project.enumerated_classes`)."""
+    indexed: bool = False
+    """The class index and `enumerated` were read off every Python file of the tree (`project.project_info`),
+    so a file's own listings of members are among them already."""
 
 
 @dataclass

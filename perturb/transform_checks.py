@@ -210,6 +210,8 @@ def dotted_name(expr: cst.BaseExpression) -> str | None:
 
 
 class _ImportScan:
+    WALK = "statements"  # an import is a statement: never inside an expression
+
     def __init__(self) -> None:
         self.imports: list[cst.Import | cst.ImportFrom] = []
 

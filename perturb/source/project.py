@@ -201,4 +201,5 @@ def project_info(
     if index_classes:
         info.class_members, info.class_bases, enumerated = class_index(root, files, workers)
         info.enumerated = enumerated | enumeration_index(root, files, workers)
+        info.indexed = True
     return info

@@ -134,6 +134,21 @@ def test_dead_method_leaves_alone_a_class_a_test_walks(tmp_path: Path):
     assert changed.index("def outline(") > changed.index("class Label")
 
 
+def test_a_file_listing_its_own_class_is_refused_through_the_project_index(tmp_path: Path):
+    """In a tree the index holds every file's listings, so a pass does not read its file for them again."""
+    src = tmp_path / "src"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "registry.py").write_text(
+        "class Registry:\n    x = 1\n\n\nNAMES = sorted(vars(Registry))\n\n\nclass Plain:\n    v = 5\n"
+    )
+    report = apply_tree(src, tmp_path / "out", ApplyConfig(["dead-method"], fraction=1.0, keywords=["outline"]))
+    assert report.project.indexed and "Registry" in report.project.enumerated
+    skipped = [o.reason for o in report.outcomes if isinstance(o, Skipped)]
+    assert any("enumerated: the members of Registry are listed" in reason for reason in skipped)
+    changed = (tmp_path / "out" / "pkg" / "registry.py").read_text()
+    assert changed.count("def outline(") == 1 and changed.index("def outline(") > changed.index("class Plain")
+
+
 def test_a_deeply_nested_file_still_counts_in_the_enumeration_index(tmp_path: Path):
     """A 1,000-term expression is too deep for `ast` at Python's default recursion limit; the class index
     must read it anyway (on the engine's big stack), or its `dir(Shape)` is missed. Run in a fresh
