@@ -2,8 +2,9 @@
 
 In-process: ``compile()`` under the running interpreter and ``ast.parse`` with the project's
 oldest supported grammar; the file passes leave that grammar to the real oldest interpreter where it
-is installed, and every compile where the newest is installed too (`crosscheck.passes_check`). Across interpreters: `check_with_interpreter` compiles a batch of
-files under another installed Python in one subprocess (see `perturb.tree`).
+is installed, and every compile where the newest is installed too (`crosscheck.passes_check`).
+Across interpreters: `check_with_interpreter` compiles a batch of files under another installed Python
+in one subprocess (see `perturb.tree`).
 """
 
 from __future__ import annotations
