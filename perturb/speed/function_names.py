@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from repoanchor.perturb.speed.literals import string_value
 from repoanchor.perturb.speed.name_rules import RULES, typing_imports
 from repoanchor.perturb.walk import children
 
@@ -148,7 +149,7 @@ class _Walker:
 
     def string(self, node: cst.SimpleString | cst.ConcatenatedString, scope: NameScope) -> None:
         if self.hint:
-            value = node.evaluated_value
+            value = string_value(node)
             if isinstance(value, str):
                 scope.hinted.update(_WORD.findall(value))
         else:

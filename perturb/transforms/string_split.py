@@ -36,6 +36,7 @@ import libcst as cst
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
+from repoanchor.perturb.speed.literals import string_value
 from repoanchor.perturb.transform_checks import dotted_name
 
 MIN_LENGTH = 4
@@ -107,7 +108,7 @@ class _Collector(SiteCollector):
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         if node.prefix.lower() not in ("", "u") or len(node.quote) != 1:
             return
-        value = node.evaluated_value
+        value = string_value(node)
         if len(value) < MIN_LENGTH:
             return
         if self.ctx.keywords and not any(keyword in value for keyword in self.ctx.keywords):

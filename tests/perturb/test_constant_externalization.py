@@ -192,3 +192,27 @@ def test_same_value_shares_one_key_and_exact_types_stay_apart(exact_variant):
     assert len({next(iter(keys[v])) for v in ("1", "1.0", "True", "'1'")}) == 4
     text = (out / "pkg" / "values.py").read_text()
     assert text.count(f'["{next(iter(keys["7"]))}"]') == 2
+
+
+@pytest.mark.parametrize("literal", ["0x_FF", "0o1_7", "0B1_01", "1_000_003", "0_0"])
+def test_every_int_literal_form_moves_as_its_value(tmp_path: Path, literal: str):
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "consts.py").write_text(f"LIMIT = {literal}\nNAME = 'kept'\n")
+    report = apply(tmp_path / "src", tmp_path / "out", keep_trivial=True)
+    moved = {e["original"] for e in report.resolution if e["kind"] == "json_value"}
+    assert moved == {repr(int(literal, 0)), "'kept'"}
+
+
+@pytest.mark.parametrize("digits", [700, 5000])
+def test_too_many_digits_is_refused_not_a_crash(tmp_path: Path, digits: int):
+    """Over the bits every interpreter converts, an int stays a literal (huge-int). Over this interpreter's own
+    limit (4,300 digits) the module does not even compile here: refused the same way, then rolled back as not
+    compiling, where reading the literal used to raise out of the scan."""
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "consts.py").write_text(f"LIMIT = {'9' * digits}\nNAME = 'kept'\n")
+    report = apply_tree(tmp_path / "src", tmp_path / "out", ApplyConfig([ID], fraction=1.0))
+    reasons = [o.reason for o in report.outcomes if isinstance(o, Skipped)]
+    assert any(r.startswith("huge-int") for r in reasons)
+    errors = [o.error for o in report.outcomes if isinstance(o, Failed)]
+    assert all(e.startswith("output does not compile") and "Traceback" not in e for e in errors)
+    assert bool(errors) is (digits > 4300)

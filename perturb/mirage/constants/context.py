@@ -12,6 +12,7 @@ import re
 
 import libcst as cst
 
+from repoanchor.perturb.speed.literals import string_value
 from repoanchor.perturb.transform_checks import dotted_name
 
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -62,7 +63,7 @@ def expr_words(expr: cst.BaseExpression | None) -> list[str]:
     if isinstance(expr, cst.Name):
         return words_of(expr.value)
     if isinstance(expr, cst.SimpleString):
-        return string_words(expr.evaluated_value)
+        return string_words(string_value(expr))
     return []
 
 
@@ -125,7 +126,7 @@ def _target_words(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.Subscript) and len(target.slice) == 1:
         index = target.slice[0].slice
         if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
-            return string_words(index.value.evaluated_value) or expr_words(target.value)
+            return string_words(string_value(index.value)) or expr_words(target.value)
     return expr_words(target)
 
 

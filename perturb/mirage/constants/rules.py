@@ -71,36 +71,47 @@ _ANNOTATION_NODES = (cst.Annotation, cst.TypeAlias, cst.TypeParameters, cst.Type
 
 def refusal(chain: list[cst.CSTNode], node: cst.CSTNode) -> str | None:
     """The reason class that keeps `node` (whose ancestors are `chain`) a literal, or None."""
-    pairs = list(zip(chain, [*chain[1:], node], strict=True))
-    for parent, child in pairs:
-        reason = _pair_refusal(parent, child)
+    for parent, child in zip(chain, [*chain[1:], node], strict=True):
+        rule = _PARENT_RULES.get(type(parent))  # most ancestors have no rule: one lookup, no isinstance
+        reason = rule(parent, child) if rule else None
         if reason:
             return reason
     return None
 
 
-def _pair_refusal(parent: cst.CSTNode, child: cst.CSTNode) -> str | None:
-    if isinstance(parent, cst.Expr) and isinstance(child, (cst.SimpleString, cst.ConcatenatedString)):
+def _docstring(parent: cst.Expr, child: cst.CSTNode) -> str | None:
+    if isinstance(child, (cst.SimpleString, cst.ConcatenatedString)):
         return "docstring"  # docstrings and attribute docstrings: read by tools, never computed
-    if isinstance(parent, _ANNOTATION_NODES):
-        return "annotation"
-    if isinstance(parent, cst.MatchCase) and child is parent.pattern:
-        return "match-pattern"
-    if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and child is parent.value:
-        if any(_is_dunder(target) for target in _targets(parent)):
-            return "dunder-target"
-    if isinstance(parent, cst.Call):
-        return _call_refusal(parent)
-    if isinstance(parent, cst.Subscript) and child is not parent.value:
+    return None
+
+
+def _annotation(parent: cst.CSTNode, child: cst.CSTNode) -> str:
+    return "annotation"
+
+
+def _match_pattern(parent: cst.MatchCase, child: cst.CSTNode) -> str | None:
+    return "match-pattern" if child is parent.pattern else None
+
+
+def _assigned(parent: cst.Assign | cst.AnnAssign | cst.AugAssign, child: cst.CSTNode) -> str | None:
+    if child is parent.value and any(_is_dunder(target) for target in _targets(parent)):
+        return "dunder-target"
+    return None
+
+
+def _subscript(parent: cst.Subscript, child: cst.CSTNode) -> str | None:
+    if child is not parent.value:
         name = dotted_name(parent.value)
         if name and name.rsplit(".", 1)[-1] in TYPING_SUBSCRIPTS:
             return "typing-construct"
-    if isinstance(parent, cst.Comparison) and _platform_check(parent):
+    return None
+
+
+def _comparison(parent: cst.Comparison, child: cst.CSTNode) -> str | None:
+    if _platform_check(parent):
         return "platform-check"
-    if isinstance(parent, cst.Comparison) and _compares_name(parent, "__name__"):
+    if _compares_name(parent, "__name__"):
         return "main-guard"  # `if __name__ == "__main__":` is matched as text by coverage and linters
-    if isinstance(parent, cst.FunctionDef):
-        return _function_refusal(parent)
     return None
 
 
@@ -125,6 +136,20 @@ def _function_refusal(func: cst.FunctionDef) -> str | None:
         if any(marker in name for marker in JIT_MARKERS):
             return "jit-compiled"  # numba and friends cannot type a dict global
     return None
+
+
+_PARENT_RULES = {
+    cst.Expr: _docstring,
+    **dict.fromkeys(_ANNOTATION_NODES, _annotation),
+    cst.MatchCase: _match_pattern,
+    **dict.fromkeys((cst.Assign, cst.AnnAssign, cst.AugAssign), _assigned),
+    cst.Call: lambda parent, child: _call_refusal(parent),
+    cst.Subscript: _subscript,
+    cst.Comparison: _comparison,
+    cst.FunctionDef: lambda parent, child: _function_refusal(parent),
+}
+"""The rule for each kind of parent, by exact type: LibCST's node classes are final (no node subclasses
+another concrete one), so this is `isinstance` without its cost on every ancestor of every literal."""
 
 
 def _targets(stmt: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:

@@ -19,6 +19,7 @@ import libcst as cst
 from repoanchor.perturb.mirage.constants.rules import identity_compared, refusal
 from repoanchor.perturb.sites import Site, SiteCollector
 from repoanchor.perturb.speed.codegen import code_for_node
+from repoanchor.perturb.speed.literals import float_value, int_value, string_value
 
 TRIVIAL = (0, 1, -1, "")
 KEYWORD_VALUES = {"True": True, "False": False, "None": None}
@@ -49,8 +50,8 @@ class _Scanner(SiteCollector):
 
     def visit_Integer(self, node: cst.Integer) -> None:
         try:
-            value = node.evaluated_value
-        except ValueError:  # more digits than the interpreter converts
+            value = int_value(node)
+        except ValueError:  # more decimal digits than the interpreter converts
             self._refuse("huge-int", node)
             return
         if abs(value).bit_length() > MAX_INT_BITS:
@@ -59,7 +60,7 @@ class _Scanner(SiteCollector):
         self._number(node, value)
 
     def visit_Float(self, node: cst.Float) -> None:
-        value = node.evaluated_value
+        value = float_value(node)
         if not math.isfinite(value):
             self._refuse("non-finite-float", node)  # strict JSON has no Infinity
             return
@@ -100,7 +101,7 @@ class _Scanner(SiteCollector):
             self._candidate(node, value)
 
     def _string(self, node: cst.SimpleString | cst.ConcatenatedString) -> None:
-        value = node.evaluated_value
+        value = string_value(node)
         if isinstance(value, bytes):
             self._refuse("bytes", node)  # JSON has no bytes
         elif value is None:
