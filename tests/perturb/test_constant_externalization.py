@@ -216,3 +216,12 @@ def test_too_many_digits_is_refused_not_a_crash(tmp_path: Path, digits: int):
     errors = [o.error for o in report.outcomes if isinstance(o, Failed)]
     assert all(e.startswith("output does not compile") and "Traceback" not in e for e in errors)
     assert bool(errors) is (digits > 4300)
+
+
+def test_refusal_rules_match_parents_by_exact_type_as_isinstance_would():
+    """The rules are looked up by `type(parent)`: equal to `isinstance` only while no LibCST node class
+    subclasses one of theirs (a LibCST upgrade that adds one must fail here, not skip a refusal)."""
+    from repoanchor.perturb.mirage.constants.rules import _PARENT_RULES
+
+    for kind in _PARENT_RULES:
+        assert kind.__subclasses__() == [], kind
