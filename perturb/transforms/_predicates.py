@@ -48,38 +48,38 @@ def opaque_source(rng: random.Random, value: bool = True, depth: int | None = No
     return code_for_node(opaque(rng, value, depth))
 
 
-def _expand(rng: random.Random, value: bool, depth: int) -> cst.BaseExpression:
+def _expand(rng: random.Random, value: bool, depth: int, parens: bool = False) -> cst.BaseExpression:
+    """`parens`: an operand, parenthesised unless a bare keyword (built so, not copied: a node is validated
+    whenever it is made)."""
     if depth <= 0:
-        return _leaf(rng, value)
+        return _leaf(rng, value, parens)
+    wrap = _parens(parens)
     form = rng.randrange(5)
     if form == 0:
-        return cst.UnaryOperation(cst.Not(), _operand(_expand(rng, not value, depth - 1)))
+        return cst.UnaryOperation(cst.Not(), _expand(rng, not value, depth - 1, parens=True), **wrap)
     if form == 1:  # or: at least one side carries the truth
         left, right = rng.choice([(True, True), (True, False), (False, True)]) if value else (False, False)
         first, second = _operands(rng, left, right, depth)
-        return cst.BooleanOperation(first, cst.Or(), second)
+        return cst.BooleanOperation(first, cst.Or(), second, **wrap)
     if form == 2:
         left, right = (True, True) if value else rng.choice([(False, False), (True, False), (False, True)])
         first, second = _operands(rng, left, right, depth)
-        return cst.BooleanOperation(first, cst.And(), second)
+        return cst.BooleanOperation(first, cst.And(), second, **wrap)
     left = rng.random() < 0.5
     if form == 3:
         first, second = _operands(rng, left, left != value, depth)
-        return cst.BinaryOperation(first, cst.BitXor(), second)
+        return cst.BinaryOperation(first, cst.BitXor(), second, **wrap)
     first, second = _operands(rng, left, left == value, depth)
-    return cst.Comparison(first, [cst.ComparisonTarget(cst.Equal(), second)])
+    return cst.Comparison(first, [cst.ComparisonTarget(cst.Equal(), second)], **wrap)
 
 
 def _operands(rng: random.Random, left: bool, right: bool, depth: int) -> tuple[cst.BaseExpression, cst.BaseExpression]:
-    return _operand(_expand(rng, left, depth - 1)), _operand(_expand(rng, right, depth - 1))
+    return _expand(rng, left, depth - 1, parens=True), _expand(rng, right, depth - 1, parens=True)
 
 
-def _operand(node: cst.BaseExpression) -> cst.BaseExpression:
-    return node if isinstance(node, cst.Name) else _parens(node)
-
-
-def _parens(node: cst.BaseExpression) -> cst.BaseExpression:
-    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+def _parens(wanted: bool = True) -> dict[str, list]:
+    """The parenthesis fields of one new node (fresh nodes for each: a node has one parent)."""
+    return {"lpar": [cst.LeftParen()], "rpar": [cst.RightParen()]} if wanted else {}
 
 
 def _int(value: int) -> cst.BaseExpression:
@@ -87,13 +87,13 @@ def _int(value: int) -> cst.BaseExpression:
     return cst.UnaryOperation(cst.Minus(), literal) if value < 0 else literal
 
 
-def _leaf(rng: random.Random, value: bool) -> cst.BaseExpression:
+def _leaf(rng: random.Random, value: bool, parens: bool = False) -> cst.BaseExpression:
     if rng.random() < 0.25:
         return cst.Name(str(value))
     left, op, right, truth = rng.choice((_int_atom, _str_atom, _bitwise_atom, _arith_atom))(rng)
     if truth != value:
         op = NEGATED[op]
-    return cst.Comparison(left, [cst.ComparisonTarget(COMPARE[op][1](), right)])
+    return cst.Comparison(left, [cst.ComparisonTarget(COMPARE[op][1](), right)], **_parens(parens))
 
 
 Atom = tuple[cst.BaseExpression, str, cst.BaseExpression, bool]
@@ -116,7 +116,7 @@ def _bitwise_atom(rng: random.Random) -> Atom:
     compute, node = BITWISE[sym]
     result = compute(a, b)
     expected = result + rng.choice([0, 0, 1, -1, 2])
-    return _parens(cst.BinaryOperation(_int(a), node(), _int(b))), "==", _int(expected), result == expected
+    return cst.BinaryOperation(_int(a), node(), _int(b), **_parens()), "==", _int(expected), result == expected
 
 
 def _arith_atom(rng: random.Random) -> Atom:
@@ -125,4 +125,4 @@ def _arith_atom(rng: random.Random) -> Atom:
     result = compute(a, b)
     op = rng.choice(list(COMPARE))
     bound = result + rng.randint(-5, 5)
-    return _parens(cst.BinaryOperation(_int(a), node(), _int(b))), op, _int(bound), COMPARE[op][0](result, bound)
+    return cst.BinaryOperation(_int(a), node(), _int(b), **_parens()), op, _int(bound), COMPARE[op][0](result, bound)
