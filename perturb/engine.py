@@ -50,6 +50,9 @@ class FileResult:
     """The tree `new_source` was emitted from (the file's own parse where nothing changed), for a tree
     transform to read instead of parsing the file again; kept only where the file was transformed in the
     process that goes on (`filepass`), never sent between processes."""
+    emission: FileEmission | None = field(default=None, repr=False, compare=False)
+    """The passes' emissions of the file, kept with `module`: a tree transform that writes the module emits
+    only the statements it made."""
 
 
 def rng_for(seed: int | str, transform: str, path: str, salt: str = "") -> random.Random:
@@ -88,13 +91,13 @@ def transform_source(
     project = project or ProjectInfo()
     floor = {"grammar": project.min_python, "current": max(project.min_python, CURRENT), "none": None}[check]
     with cyclic_gc_deferred():
-        result = _transform_source(source, path, passes, seed, fraction, project, floor)
+        result = _transform_source(source, path, passes, seed, fraction, project, floor, keep_tree)
         if not keep_tree:
-            result.module = None
+            result.module = result.emission = None
         return result
 
 
-def _transform_source(source, path, passes, seed, fraction, project, floor) -> FileResult:
+def _transform_source(source, path, passes, seed, fraction, project, floor, keep_tree: bool) -> FileResult:
     try:
         text = decode_source(source)
         module = cst.parse_module(source)
@@ -104,23 +107,23 @@ def _transform_source(source, path, passes, seed, fraction, project, floor) -> F
     emission = FileEmission()  # shared by every pass over this file, rerun included
     final, outcomes, code = _run_passes(module, text, path, passes, seed, fraction, project, None, emission)
     if not any(isinstance(o, Applied) for o in outcomes):
-        return FileResult(path, None, outcomes, module)
-    code = _emitted(final, code, text, emission)
+        return FileResult(path, None, outcomes, module, emission)
+    code = _emitted(final, code, text, emission, keep_tree)
     if floor is not None and compile_error(code, path, floor):
         final, outcomes, code = _run_passes(module, text, path, passes, seed, fraction, project, floor, emission)
         if not any(isinstance(o, Applied) for o in outcomes):
-            return FileResult(path, None, outcomes, module)
-        code = _emitted(final, code, text, emission)
-    return FileResult(path, code.encode(final.encoding), outcomes, final)
+            return FileResult(path, None, outcomes, module, emission)
+        code = _emitted(final, code, text, emission, keep_tree)
+    return FileResult(path, code.encode(final.encoding), outcomes, final, emission)
 
 
-def _emitted(module: cst.Module, code: str | None, text: str, emission: FileEmission) -> str:
+def _emitted(module: cst.Module, code: str | None, text: str, emission: FileEmission, keep: bool) -> str:
     """`module`'s code: the text a pass already emitted for it, or an emission now (reusing the statements
-    earlier emissions of the file made).
+    earlier emissions of the file made; `keep`: its new statements are kept too, for a tree transform).
 
     The file's own text is never reused here: LibCST's emission can differ from it (form feeds),
     and the output has always been an emission of the final module."""
-    return code if code is not None and code is not text else emission.code(module, keep=False)
+    return code if code is not None and code is not text else emission.code(module, keep=keep)
 
 
 def _run_passes(module, text, path, passes, seed, fraction, project, check_each, emission: FileEmission):

@@ -275,24 +275,6 @@ def stdlib_object(path: str) -> object | None:
     return None
 
 
-def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, dict[int, tuple[int, int]]]:
-    """The module's text and id(node) -> (start, end) character offsets of each of `nodes` in it.
-
-    Spans are syntactic, as in Python's ast: a node's own parentheses are excluded. It costs
-    one plain codegen; `PositionProvider` costs about fifteen on large files, because it tracks
-    line and column on every token of every node. Offsets refer to the returned text, which can
-    differ from the file's (LibCST drops a form feed at the start of a line).
-    """
-    from repoanchor.perturb.speed.codegen import MarkingState, emitting
-
-    state = MarkingState(
-        {id(node): None for node in nodes}, default_indent=module.default_indent, default_newline=module.default_newline
-    )
-    with emitting():
-        module._codegen(state)
-    return state.text_and_spans(list(state.spans))
-
-
 def bound_names(module: cst.Module) -> tuple[set[str], bool]:
     """Every name bound anywhere in `module` (any scope, as `rebound_names` counts them), and
     whether it has a star-import: one scan answers many questions about the same module."""

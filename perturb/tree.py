@@ -168,8 +168,8 @@ def _file_pass_trees(src: Path, results: list[FileResult], tree_read: frozenset[
     for result in results:
         if result.module is not None:
             data = result.new_source if result.new_source is not None else (src / result.path).read_bytes()
-            modules.keep(result.path, data, result.module)
-            result.module = None  # held by `modules` alone, for as long as a tree transform will read it
+            modules.keep(result.path, data, result.module, result.emission)
+            result.module = result.emission = None  # held by `modules` alone, while a tree transform will read it
     return modules
 
 

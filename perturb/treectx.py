@@ -23,7 +23,6 @@ import libcst as cst
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, SiteRecord, Skipped, snippet
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
-from repoanchor.perturb.speed.codegen import module_bytes
 from repoanchor.perturb.speed.parsed import ParsedModules
 from repoanchor.perturb.validation.compile_check import compile_error
 
@@ -80,10 +79,12 @@ class TreeContext:
         return self.modules.parse(rel, data)
 
     def write_module(self, rel: str, module: cst.Module) -> None:
-        """`write` the code of `module` to `rel`, and keep the tree for the next transform that reads it."""
-        data = module_bytes(module)
+        """`write` the code of `module` to `rel`, and keep the tree for the next transform that reads it. Statements
+        an earlier emission of the file made are reused (`ParsedModules.emission`)."""
+        emission = self.modules.emission(rel)
+        data = emission.code(module, keep=self.modules.wanted(rel)).encode(module.encoding)
         self.write(rel, data)
-        self.modules.keep(rel, data, module)
+        self.modules.keep(rel, data, module, emission)
 
     def write(self, rel: str, data: bytes | str) -> None:
         """Create or overwrite a file (journaled; only inside a transaction)."""

@@ -10,7 +10,7 @@ from libcst._nodes.base import CSTCodegenError
 
 from repoanchor.perturb.speed.codegen import code_for_node, module_code
 from repoanchor.perturb.walk import children
-from tests.support.modules import module_id, named_modules
+from tests.support.modules import module_id, named_modules, node_spans
 
 ROOT = Path(__file__).parents[2]
 SOURCES = sorted((ROOT / "perturb").rglob("*.py")) + sorted((Path(__file__).parent / "cases").rglob("*.py"))
@@ -61,8 +61,6 @@ def test_spans_of_parenthesised_and_bare_expressions_are_libcsts(source: str):
     """node_spans (a plain emission with marks, the shortcut in force) against LibCST's PositionProvider:
     an expression's span never includes its own parentheses."""
     from libcst.metadata import PositionProvider
-
-    from repoanchor.perturb.transform_checks import node_spans
 
     module = cst.parse_module(source)
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)

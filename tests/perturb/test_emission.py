@@ -12,9 +12,8 @@ import pytest
 
 from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.speed.emission import FileEmission, indented_blocks
-from repoanchor.perturb.transform_checks import node_spans
 from repoanchor.perturb.walk import ancestor_paths, replace_nodes
-from tests.support.modules import module_id, named_modules
+from tests.support.modules import module_id, named_modules, node_spans
 
 ROOT = Path(__file__).parents[2]
 SOURCES = sorted((ROOT / "perturb" / "transforms").glob("*.py")) + sorted((ROOT / "perturb" / "speed").glob("*.py"))

@@ -11,9 +11,12 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from libcst._nodes.base import CSTNode
 
+from repoanchor.perturb.engine import PassSpec, transform_source
 from repoanchor.perturb.metadata import variant_metadata
 from repoanchor.perturb.results import Applied
+from repoanchor.perturb.speed.emission import FileEmission
 from repoanchor.perturb.speed.parsed import ParsedModules
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from tests.support.trees import make_tree
@@ -90,6 +93,45 @@ def test_only_modules_the_next_transforms_read_are_kept():
     assert modules.parse("read-by-none.py", b"b = 1\n") is not None  # dropped by expect: parsed again
     modules.parse("read-now.py", b"c = 1\n")
     assert (modules.parses, modules.hits) == (5, 1)
+
+
+def test_an_emission_travels_with_its_tree():
+    modules = ParsedModules()
+    emission = FileEmission()
+    modules.keep("kept.py", b"a = 1\n", cst.parse_module("a = 1\n"), emission)
+    assert modules.emission("kept.py") is emission
+    modules.parse("other.py", b"b = 1\n")
+    assert modules.emission("other.py") is not emission  # a fresh parse has an emission of its own
+    # A module no later transform reads is not kept, yet the emission of its tree serves the write after its read.
+    modules.expect(frozenset({"now.py"}), frozenset())
+    modules.parse("now.py", b"c = 1\n")
+    assert not modules.wanted("now.py")
+    assert modules.emission("now.py") is modules.emission("now.py")
+    modules.parse("else.py", b"d = 1\n")
+    assert modules.emission("now.py") is not modules.emission("now.py")  # no tree of now.py is held any more
+
+
+def test_a_tree_the_file_passes_hand_over_is_written_emitting_only_new_statements(monkeypatch):
+    """A tree transform writing a module the file passes made re-emits none of their statements."""
+    source = PACKAGE["pkg/shapes.py"].encode()
+    passes = [PassSpec("dead-code"), PassSpec("double-negation")]
+    dropped = transform_source(source, "pkg/shapes.py", passes, seed=0, fraction=1.0)
+    assert dropped.module is None and dropped.emission is None
+    result = transform_source(source, "pkg/shapes.py", passes, seed=0, fraction=1.0, keep_tree=True)
+    assert result.new_source is not None and result.emission is not None
+    derived = result.module.with_changes(body=[*result.module.body, cst.parse_statement("TAIL = 1\n")])
+    expected = derived.code
+    emitted: list[CSTNode] = []
+    codegen = CSTNode._codegen
+
+    def counted(self, state, **kwargs):
+        emitted.append(self)
+        return codegen(self, state, **kwargs)
+
+    monkeypatch.setattr(CSTNode, "_codegen", counted)
+    assert result.emission.code(derived) == expected
+    assert any(node is derived.body[-1] for node in emitted)
+    assert not any(node is statement for node in emitted for statement in result.module.body)
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import libcst as cst
 
+from repoanchor.perturb.speed.codegen import MarkingState, emitting
+
 
 def named_modules(paths: Iterable[Path], texts: Iterable[str], label: str) -> list[tuple[str, cst.Module]]:
     """(file name, module) for each path, then (f"{label}-{index}", module) for each text."""
@@ -17,3 +19,19 @@ def named_modules(paths: Iterable[Path], texts: Iterable[str], label: str) -> li
 def module_id(value: object) -> str:
     """pytest ids for (name, module) parameters: the name, nothing for the module."""
     return value if isinstance(value, str) else ""
+
+
+def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, dict[int, tuple[int, int]]]:
+    """The module's text and id(node) -> (start, end) character offsets of each of `nodes` in it.
+
+    Spans are syntactic, as in Python's ast: a node's own parentheses are excluded. It costs
+    one plain codegen; `PositionProvider` costs about fifteen on large files, because it tracks
+    line and column on every token of every node. Offsets refer to the returned text, which can
+    differ from the file's (LibCST drops a form feed at the start of a line).
+    """
+    state = MarkingState(
+        {id(node): None for node in nodes}, default_indent=module.default_indent, default_newline=module.default_newline
+    )
+    with emitting():
+        module._codegen(state)
+    return state.text_and_spans(list(state.spans))

@@ -18,7 +18,7 @@ from repoanchor.perturb.mirage.constants.loader import insert_loader, loader_sta
 from repoanchor.perturb.mirage.constants.names import fresh_key
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.speed.codegen import code_for_node
-from repoanchor.perturb.transform_checks import node_spans
+from repoanchor.perturb.speed.emission import FileEmission
 from repoanchor.perturb.walk import replace_nodes
 
 # A keyword directly followed by what may start a literal: a quote, a digit, a sign or a dot.
@@ -53,14 +53,17 @@ def externalize(
     rng: random.Random,
     taken_keys: set[str],
     source: str,
+    emission: FileEmission,
 ) -> Rewrite:
     """Replace every site of every group; `taken_keys` (the file's keys) gains the new ones.
 
     `source` is the module's text: only when a keyword touches a literal somewhere in it
-    (``return"x"``) are node positions computed, which costs a full extra codegen.
+    (``return"x"``) are node positions computed, in an emission of the module (`emission`, the file's: the
+    statements holding no site are reused, and the new ones are kept for the module's output).
     """
     sites = [site for group in groups for site in group]
-    text, spans = node_spans(module, [site.node for site in sites]) if _GLUED.search(source) else ("", {})
+    glued = _GLUED.search(source)
+    text, spans = emission.spans(module, [s.node for s in sites], [s.path for s in sites]) if glued else ("", {})
     result = Rewrite(module)
     rewrites, paths = {}, []
     for group in groups:

@@ -93,7 +93,8 @@ class ConstantExternalization(ModuleByModule):
         with ctx.transaction(rel):
             existing = decode_resource(ctx.read(resource)) if ctx.exists(resource) else {}
             target = Target(binding, PurePosixPath(resource).name, loader_index, tuple(words_of(owner)))
-            result = externalize(module, groups, target, rng, set(existing), text)
+            emission = ctx.modules.emission(rel)
+            result = externalize(module, groups, target, rng, set(existing), text, emission)
             ctx.write_module(rel, result.module)
             ctx.write(resource, encode_resource({**existing, **result.entries}))
             for where, before, after in result.sites:
