@@ -2,7 +2,9 @@
 
 A variant is only worth an agent's time if it provably behaves like the original. We prove it
 the cheap way that still convinces: run the project's own suite on both trees (`testrun`) and
-compare every test's outcome. The baseline may be repeated; tests whose outcome varies between
+compare every test's outcome. Every run is made in a fresh copy of its tree (`run_copied`): the original
+and the variant run alike (the runner's own files, nothing left by an earlier run), and no test writes
+into a tree it was given. The baseline may be repeated; tests whose outcome varies between
 baseline runs are flaky, listed, and left out of the comparison. The variant runs once: a flaky
 test the baseline missed can only cause a false rejection, never a false acceptance, and a
 rejected variant is cheap to redraw.
@@ -13,11 +15,13 @@ from __future__ import annotations
 import filecmp
 import json
 import os
+import tempfile
 import time
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from repoanchor.perturb.source.files import copy_source_tree
 from repoanchor.perturb.validation.testrun import InfrastructureError, TestRun, junit_command, parse_junit, run_tests
 
 # Running one suite lives in `testrun`; its API is re-exported so callers need one module.
@@ -32,6 +36,7 @@ __all__ = [
     "junit_command",
     "parse_junit",
     "run_baseline",
+    "run_copied",
     "run_tests",
     "validate",
 ]
@@ -90,13 +95,30 @@ def run_baseline(original: Path, test_cmd: str, *, repeat: int = 1, timeout: flo
     """Run the original `repeat` times; an empty suite is an error, since it would prove nothing."""
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
-    runs = [run_tests(original, test_cmd, timeout=timeout) for _ in range(repeat)]
+    runs = [run_copied(original, test_cmd, timeout=timeout) for _ in range(repeat)]
     if not any(run.outcomes for run in runs):
         run = runs[0]
         raise InfrastructureError(
             f"{run.tree}: {run.command!r} ran no tests (exit {run.exit_code}); stderr: {run.stderr_tail[-500:]}"
         )
     return Baseline(test_cmd, runs)
+
+
+def run_copied(tree: Path, test_cmd: str, *, timeout: float) -> TestRun:
+    """`run_tests` in a fresh copy of `tree` (`copy_source_tree`: no VCS folder, cache or bytecode), named as `tree`.
+
+    A test that writes beside itself (a doctest saving `file.txt` in the working directory) could otherwise
+    pass in a copy it owns and fail in a tree another user owns, or see what an earlier run left: the change
+    would be blamed on the variant. Test ids holding the copy's path are written with `testrun.TREE_MARK`."""
+    tree = Path(tree).resolve()
+    with tempfile.TemporaryDirectory(prefix="repoanchor-run-") as scratch:
+        copy = Path(scratch) / "tree"  # one path length for every tree: pytest shortens long parametrized ids
+        copy_source_tree(tree, copy)
+        try:
+            run = run_tests(copy, test_cmd, timeout=timeout)
+        except InfrastructureError as exc:
+            raise InfrastructureError(f"{exc} (in a fresh copy of {tree})") from None
+    return replace(run, tree=str(tree))
 
 
 def _files(root: Path) -> dict[str, Path]:
@@ -173,7 +195,7 @@ def validate(
     try:
         baseline = baseline or run_baseline(original, test_cmd, repeat=repeat, timeout=timeout)
         report.durations["baseline"] = [run.duration for run in baseline.runs]
-        run = run_tests(variant, test_cmd, timeout=timeout)
+        run = run_copied(variant, test_cmd, timeout=timeout)
         report.durations["variant"] = run.duration
     except InfrastructureError as exc:
         report.infra_error = str(exc)

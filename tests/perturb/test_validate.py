@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -223,6 +224,44 @@ def test_junit_with_several_and_nested_suites(original: Path, tmp_path: Path):
 def test_truncated_junit_is_an_infrastructure_error(original: Path):
     with pytest.raises(InfrastructureError, match="unreadable junit XML"):
         run_tests(original, "printf '<testsuites><testcase' > {junit}", timeout=60)
+
+
+WRITES_BESIDE_ITSELF = """
+    from pathlib import Path
+
+
+    def test_saves_a_file_in_the_working_directory():
+        saved = Path("saved.txt")
+        assert not saved.exists()
+        saved.write_text("x")
+"""
+
+
+def test_a_test_writing_into_its_tree_runs_alike_and_leaves_the_trees_alone(tmp_path: Path):
+    """Each run is made in a fresh copy: a test saving a file beside itself finds none from an earlier run (the
+    baseline's second run would call it flaky) and the variant, copied from a tree a run had written into, would
+    fail it as a change."""
+    original = make_project(tmp_path / "original", tests=WRITES_BESIDE_ITSELF)
+    variant = make_project(tmp_path / "variant", tests=WRITES_BESIDE_ITSELF)
+    before = snapshot(original), snapshot(variant)
+    report = validate(original, variant, PYTEST, repeat=2)
+    assert report.ok, report.to_json()
+    assert not report.flaky
+    assert report.n_compared == 1
+    assert (snapshot(original), snapshot(variant)) == before
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to give a tree away")
+def test_an_original_owned_by_another_user_runs_as_the_variant_does(tmp_path: Path):
+    """A checkout owned by another account (a bind mount, a shared cache): where the network namespace maps the
+    runner alone, root may not write into it, while it may into the variant it made. Both run in copies."""
+    original = make_project(tmp_path / "original", tests=WRITES_BESIDE_ITSELF)
+    variant = make_project(tmp_path / "variant", tests=WRITES_BESIDE_ITSELF)
+    for path in [original, *original.rglob("*")]:
+        os.chown(path, 65534, 65534)
+    report = validate(original, variant, PYTEST)
+    assert report.ok, report.to_json()
+    assert report.n_compared == 1
 
 
 def test_timeout_kills_the_whole_command(original: Path):
