@@ -111,7 +111,7 @@ def run_copied(tree: Path, test_cmd: str, *, timeout: float) -> TestRun:
     pass in a copy it owns and fail in a tree another user owns, or see what an earlier run left: the change
     would be blamed on the variant. Test ids holding the copy's path are written with `testrun.TREE_MARK`."""
     tree = Path(tree).resolve()
-    with tempfile.TemporaryDirectory(prefix="repoanchor-run-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="repoanchor-tests-") as scratch:
         copy = Path(scratch) / "tree"  # one path length for every tree: pytest shortens long parametrized ids
         copy_source_tree(tree, copy)
         try:

@@ -13,12 +13,12 @@ import os
 import secrets
 import shutil
 import tarfile
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from repoanchor.scaffolds.environments.local import QUIET_TOOLS, checkout_at, git, working_tree_patch
+from repoanchor.scaffolds.environments.scratch import scratch_folder
 from repoanchor.scaffolds.models.model import SECRET_NAME
 from repoanchor.scaffolds.records import CommandResult, InfraError
 
@@ -186,7 +186,7 @@ class DockerContainer:
     def _copy_repository(self) -> None:
         import docker
 
-        scratch = Path(tempfile.mkdtemp(prefix="repoanchor-copy-"))
+        scratch = scratch_folder("copy")
         try:
             archive = write_archive(checkout_at(self.repo, self.base, scratch), scratch, self.workdir)
             with archive.open("rb") as stream:  # streamed, so a large repository is not held in memory

@@ -15,10 +15,10 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Protocol
 
+from repoanchor.scaffolds.environments.scratch import scratch_folder, sweep_orphans
 from repoanchor.scaffolds.models.model import SECRET_NAME
 from repoanchor.scaffolds.records import CommandResult, InfraError
 
@@ -121,7 +121,8 @@ class LocalCheckout:
                 "environment_setup", f"{self.repo} is not a git repository (need a commit to diff against)"
             )
         self.base = git(self.repo, "rev-parse", "--verify", f"{ref}^{{commit}}").strip()
-        self.scratch = Path(tempfile.mkdtemp(prefix="repoanchor-run-"))
+        sweep_orphans()  # what killed runs on this machine left behind
+        self.scratch = scratch_folder("run")
         self.workdir = str(self.scratch / "repo")
         try:
             (self.scratch / "home" / "tmp").mkdir(parents=True)

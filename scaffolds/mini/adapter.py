@@ -22,6 +22,7 @@ from typing import Any
 
 from repoanchor.prompts import render
 from repoanchor.scaffolds.environments.local import Environment
+from repoanchor.scaffolds.environments.scratch import scratch_prefix
 from repoanchor.scaffolds.mini.environment import MiniEnvironment
 from repoanchor.scaffolds.mini.templates import TemplateSet
 from repoanchor.scaffolds.models.model import ModelConfig, classify_exception, exception_ending, redact
@@ -57,7 +58,7 @@ class MiniSweAgent:
         record = RunRecord(scaffold=self.name, model=model.model, environment=env.name, prompt=prompt,
                            system_prompt=ours.get("system"), templates=self.templates.describe())  # fmt: skip
         started, agent, priced = time.monotonic(), None, False
-        with tempfile.TemporaryDirectory(prefix="repoanchor-mini-") as scratch, _scoped_price(model):
+        with tempfile.TemporaryDirectory(prefix=scratch_prefix("mini")) as scratch, _scoped_price(model):
             try:
                 agent, priced = _agent(env, model, limits, out / RAW_FILE, Path(scratch), self.templates)
                 record.system_prompt, record.prompt = _first_messages(agent, self.templates, prompt, ours)

@@ -21,7 +21,6 @@ import json
 import queue
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -29,6 +28,7 @@ from pathlib import Path
 
 from repoanchor.scaffolds.environments.docker_container import container_environment
 from repoanchor.scaffolds.environments.local import Environment
+from repoanchor.scaffolds.environments.scratch import scratch_folder
 from repoanchor.scaffolds.models.model import ModelConfig, redact
 from repoanchor.scaffolds.models.relay import ModelRelay
 from repoanchor.scaffolds.models.relay_handler import classify
@@ -108,7 +108,7 @@ class OpenCode:
             (out / name).unlink(missing_ok=True)
         record = RunRecord(scaffold=self.name, model=model.model, environment=env.name, prompt=prompt)
         started, progress, process = time.monotonic(), Progress(), None
-        scratch = Path(tempfile.mkdtemp(prefix="repoanchor-opencode-"))
+        scratch = scratch_folder("opencode")
         try:
             try:
                 socket = relay_socket(env.container) if env.name == "docker" else None

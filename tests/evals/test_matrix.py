@@ -23,7 +23,7 @@ from tests.support.matrix_suite import (
     comparable,
     make_suite,
     oracle,
-    remove_orphaned_worktrees,
+    remove_orphaned_scratch,
     result_files,
     worker_killer,
     write_config,
@@ -275,7 +275,7 @@ def test_a_worker_that_dies_is_an_infrastructure_error_and_retried(pool, tmp_pat
     unit in flight is lost too when the pool notices the death before it finishes; CPython's pool can notice a
     death late (a worker it spawned on demand is left out of the wait already under way), so that unit may also
     finish first: either way it ends done, and every lost attempt is counted."""
-    request.addfinalizer(lambda: remove_orphaned_worktrees(tmp_path))  # the killed worker cannot clean up
+    request.addfinalizer(remove_orphaned_scratch)  # the killed worker cannot clean up
     make_suite(tmp_path, count=1)
     with ScriptedServer(responder=worker_killer(tmp_path / "killed-once")) as killer:
         fields = {"conditions": [{"name": "plain"}], "repeats": 2}

@@ -19,7 +19,7 @@ from tests.support.matrix_suite import (
     comparable,
     make_suite,
     oracle,
-    remove_orphaned_worktrees,
+    remove_orphaned_scratch,
     result_files,
     write_config,
 )
@@ -115,7 +115,7 @@ def kill_at(config: Path, point: str) -> int:
 
 
 def test_a_matrix_killed_five_times_resumes_to_the_results_of_an_unbroken_run(tmp_path: Path, request):
-    request.addfinalizer(lambda: remove_orphaned_worktrees(tmp_path))  # killed workers cannot clean up
+    request.addfinalizer(remove_orphaned_scratch)  # killed workers cannot clean up
     make_suite(tmp_path)
     with ScriptedServer(responder=oracle) as server:
         unbroken = write_config(

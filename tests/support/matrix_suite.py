@@ -111,20 +111,9 @@ def comparable(record: dict) -> dict:
     }
 
 
-def remove_orphaned_worktrees(tmp_path: Path) -> int:
-    """Delete the run worktrees that SIGKILLed workers left in the temp folder for repositories under
-    `tmp_path` (a killed process cannot clean up; the tests that kill must). Returns how many."""
-    import shutil
-    import tempfile
+def remove_orphaned_scratch() -> int:
+    """Delete the run folders that SIGKILLed workers left in the temp folder (a killed process cannot clean up;
+    the tests that kill must): those of processes that are gone (`scratch.sweep_orphans`). Returns how many."""
+    from repoanchor.scaffolds.environments.scratch import sweep_orphans
 
-    removed = 0
-    for scratch in Path(tempfile.gettempdir()).glob("repoanchor-run-*"):
-        pointer = scratch / "repo" / ".git"
-        try:
-            owned = pointer.is_file() and str(tmp_path) in pointer.read_text()
-        except OSError:
-            continue
-        if owned:
-            shutil.rmtree(scratch, ignore_errors=True)
-            removed += 1
-    return removed
+    return len(sweep_orphans())
