@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
+import tempfile
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path, PurePosixPath
@@ -64,10 +65,11 @@ def import_errors(
     if env.route == "env-image":  # in a container of the image, after the install a test run does there
         script = f"{{ {env.install or 'true'}; }} >/dev/null 2>&1\n{shlex.join(command)}"
         return _import_result(run_in_tree(tree, script, env, timeout)[1], "", modules)
-    # A shared venv is re-pointed by every test run's editable install: never import while one runs.
-    with locked(Path(env.venv)) if env.venv else nullcontext():
+    # A shared venv is re-pointed by every test run's editable install: never import while one runs. The probe's
+    # temporary files (its bytecode folder) go to a folder removed here: a module may end the probe's process.
+    with locked(Path(env.venv)) if env.venv else nullcontext(), tempfile.TemporaryDirectory(prefix="ra-imp-") as tmp:
         proc = subprocess.run(
-            command, cwd=tree, env=command_env(env.venv), capture_output=True, text=True,
+            command, cwd=tree, env={**command_env(env.venv), "TMPDIR": tmp}, capture_output=True, text=True,
             timeout=timeout, check=False,
         )  # fmt: skip
     return _import_result(proc.stdout, proc.stderr, modules)

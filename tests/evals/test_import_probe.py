@@ -64,14 +64,20 @@ def test_both_strategies_give_the_same_messages(tmp_path):
     assert forked == import_errors(tmp_path, modules, HOST, timeout=60, strategy="isolated")
 
 
-def test_a_module_that_kills_its_interpreter_no_longer_takes_the_others_with_it(tmp_path):
-    modules = write(tmp_path, {**TREE, "pkg/dies.py": "import os\nos._exit(7)\n"})
-    forked = import_errors(tmp_path, modules, HOST, timeout=60, strategy="fork")
+def test_a_module_that_kills_its_interpreter_no_longer_takes_the_others_with_it(tmp_path, monkeypatch):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr("tempfile.tempdir", None)  # read TMPDIR again
+    tree = tmp_path / "tree"
+    modules = write(tree, {**TREE, "pkg/dies.py": "import os\nos._exit(7)\n"})
+    forked = import_errors(tree, modules, HOST, timeout=60, strategy="fork")
     assert set(forked) == FAILING | {"pkg.dies"}
     assert forked["pkg.dies"].startswith("import crashed")
-    isolated = import_errors(tmp_path, modules, HOST, timeout=60, strategy="isolated")
+    isolated = import_errors(tree, modules, HOST, timeout=60, strategy="isolated")
     assert set(isolated) == set(modules)  # one crash, every module unjudged
     assert all(error.startswith("import check crashed") for error in isolated.values())
+    assert not list(scratch.iterdir())  # the dead probe's bytecode folder went with the caller's temporary folder
 
 
 SHARED = {
