@@ -99,8 +99,3 @@ def code_for_node(node: cst.CSTNode, module: cst.Module = _DEFAULT) -> str:
 def module_code(module: cst.Module) -> str:
     """`module.code`."""
     return code_for_node(module, module)
-
-
-def module_bytes(module: cst.Module) -> bytes:
-    """`module.bytes`: its code in its own encoding."""
-    return module_code(module).encode(module.encoding)
