@@ -116,9 +116,11 @@ def test_a_tree_the_file_passes_hand_over_is_written_emitting_only_new_statement
     source = PACKAGE["pkg/shapes.py"].encode()
     passes = [PassSpec("dead-code"), PassSpec("double-negation")]
     dropped = transform_source(source, "pkg/shapes.py", passes, seed=0, fraction=1.0)
-    assert dropped.module is None and dropped.emission is None
+    assert dropped.module is None
+    assert dropped.emission is None
     result = transform_source(source, "pkg/shapes.py", passes, seed=0, fraction=1.0, keep_tree=True)
-    assert result.new_source is not None and result.emission is not None
+    assert result.new_source is not None
+    assert result.emission is not None
     derived = result.module.with_changes(body=[*result.module.body, cst.parse_statement("TAIL = 1\n")])
     expected = derived.code
     emitted: list[CSTNode] = []
