@@ -403,6 +403,7 @@ def test_failed_transaction_is_rolled_back(tmp_path: Path, monkeypatch):
         ("from x import AttributeError\n", "reserved-name"),
         ("import os, os.path\n", "duplicate-binding"),
         ("class A:\n    from x import __secret\n", "mangled-name"),
+        ("import sys\n\n\ndef f():\n    import os\n", "call-time-import"),
     ],
 )
 def test_statements_that_cannot_be_forwarded_are_refused(tmp_path: Path, code: str, reason: str):
@@ -412,6 +413,28 @@ def test_statements_that_cannot_be_forwarded_are_refused(tmp_path: Path, code: s
     assert len(refused) == 1
     assert refused[0].reason.startswith(reason)
     assert len(report.resolution) == code.count("import ") - 1  # every other statement is proxied
+
+
+def test_a_function_level_import_runs_as_in_the_original_under_a_patched_import_state(tmp_path: Path):
+    """astroid's raw_building imports logging inside a function that its test calls with `sys.modules` patched; a
+    proxy chain there would import new modules at that call, through importlib's Python code, and fail inside."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/mod.py": (
+            "import sys\n\n\ndef logger_name():\n    import logging\n    return logging.getLogger('x').name\n"
+        ),
+    }
+    src = make_tree(tmp_path / "src", files)
+    report = proxy(src, tmp_path / "out")
+    assert any(r.startswith("call-time-import") for r in skip_reasons(report)["pkg/mod.py"])
+    code = (
+        "from unittest import mock\nimport pkg.mod\n"
+        "with mock.patch('pkg.mod.sys.modules') as modules:\n"
+        "    modules.__getitem__.side_effect = KeyError\n"
+        "    try:\n        print(pkg.mod.logger_name())\n"
+        "    except Exception as exc:\n        print(type(exc).__name__)\n"
+    )
+    assert run_py(tmp_path / "out", code) == run_py(src, code) == "x\n"
 
 
 def test_relative_import_in_a_top_level_module_is_refused(tmp_path: Path):

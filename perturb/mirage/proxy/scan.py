@@ -7,9 +7,11 @@ attributes (``mod.os``), re-exports and ``mock.patch`` targets are unchanged. Re
 reason: ``from __future__`` (must stay first and is a compiler directive), ``import *`` (the
 names it binds are only known at run time, and a star-import ignores module ``__getattr__``, so
 no proxy can forward them), imports under ``if TYPE_CHECKING:`` (never run; a proxy would only
-blind type checkers), names that would shadow the machinery of the proxy module itself, private
-``__names`` (mangled in class bodies), a name bound twice by one statement, and relative imports
-where no package exists.
+blind type checkers), imports inside a function (they run at each call: re-importing a loaded module
+never reaches importlib's Python code, but a chain's first call imports new modules, under whatever
+import state the caller set; astroid's tests patch ``sys.modules`` around such a call), names that
+would shadow the machinery of the proxy module itself, private ``__names`` (mangled in class bodies),
+a name bound twice by one statement, and relative imports where no package exists.
 """
 
 from __future__ import annotations
@@ -84,6 +86,8 @@ class ImportScan(SiteCollector):
             found = _from_bindings(node, self.in_package)
         if isinstance(found, str):
             return found
+        if any(type(ancestor) is cst.FunctionDef for ancestor in self.ancestors):
+            return "call-time-import: runs at each call, where a proxy chain would import new modules"
         if any(binding is None for binding in found):
             return "unsupported-name: an imported name is not a plain dotted name"
         locals_ = [binding.local for binding in found]
