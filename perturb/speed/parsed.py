@@ -49,7 +49,7 @@ class ParsedModules:
             return entry[1]
         self.parses += 1
         module = cst.parse_module(data)
-        self.keep(rel, data, module, FileEmission())
+        self.keep(rel, data, module)
         return module
 
     def wanted(self, rel: str) -> bool:

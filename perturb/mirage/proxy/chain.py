@@ -5,8 +5,8 @@ head; each link forwards every name to the next; the leaf runs the original impo
 proxy resolves names in a module ``__getattr__`` (PEP 562) instead of importing in its body:
 
 - importing a proxy runs nothing, so a package walker that imports every module is unaffected,
-  and only the target's statement — wherever it sits (function body, ``try``, ``if``) — triggers
-  the chain, so lazy imports stay lazy and conditional ones conditional;
+  and only the target's statement — wherever it sits (``try``, ``if``; never a function body, see
+  `proxy.scan`) — triggers the chain, so conditional imports stay conditional;
 - the leaf re-executes the original statement every time the target's statement runs, so
   ``importlib.reload``, ``sys.modules`` patching (``sys.modules["yaml"] = None`` to simulate a
   missing dependency) and import cycles behave exactly as before, and an ImportError raised by
