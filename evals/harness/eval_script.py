@@ -9,6 +9,7 @@ directives of `test_patch`. Logs are parsed by swebench's own parsers, named by 
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -37,13 +38,36 @@ def command_for(row: dict[str, Any], repo_dir: str | Path = IMAGE_REPO_DIR) -> s
         return row["repoanchor_test_cmd"].format(tests=" ".join(shlex.quote(f) for f in files_under_test(row)))
     if row.get("eval_script"):
         return from_eval_script(row["eval_script"], str(repo_dir))
+    return spec_command(row)
+
+
+def spec_command(row: dict[str, Any], directives: list[str] | None = None) -> str:
+    """swebench's spec `test_cmd` for the row's repo/version, after its `eval_commands`' exports, then
+    `directives` (default: swebench's test directives of the row's `test_patch`)."""
     spec = install_spec(row["repo"], row.get("version"))
     if spec is None:
         raise InfraError("environment_setup", f"{row['instance_id']}: no test command (no eval_script, no spec)")
+    exports = [line for line in spec.get("eval_commands") or [] if line.startswith("export ")]
+    test_cmd = spec["test_cmd"] if isinstance(spec["test_cmd"], str) else spec["test_cmd"][-1]
+    if directives is None:  # exactly as swebench reads them
+        from swebench.harness.test_spec.python import get_test_directives
+
+        directives = get_test_directives(row)
+    return "\n".join([*exports, " ".join([test_cmd, *directives])])
+
+
+def test_directives(row: dict[str, Any], files: list[str]) -> list[str]:
+    """swebench's test directives naming `files` for the row's repository (Django's `tests/a/b.py` is `a.b`;
+    files swebench counts as not tests are left out)."""
     from swebench.harness.test_spec.python import get_test_directives
 
-    test_cmd = spec["test_cmd"] if isinstance(spec["test_cmd"], str) else spec["test_cmd"][-1]
-    return " ".join([test_cmd, *get_test_directives(row)])
+    # get_test_directives reads only the test patch's diff headers.
+    return get_test_directives({**row, "test_patch": "".join(f"diff --git a/{f} b/{f}\n" for f in files)})
+
+
+def patch_files(patch: str) -> list[str]:
+    """The files a diff touches, in order (its `diff --git` headers' new paths)."""
+    return list(dict.fromkeys(re.findall(r"^diff --git a/.* b/(.*)$", patch or "", re.MULTILINE)))
 
 
 def from_eval_script(script: str, repo_dir: str) -> str:
@@ -74,15 +98,22 @@ def _parsers() -> dict[str, Callable]:
     return {**named, **{fn.__name__: fn for fn in MAP_REPO_TO_PARSER.values()}}
 
 
-def log_parser(row: dict[str, Any]) -> Callable[[str], dict[str, str]]:
-    """`log -> {test id: status}` for `row`, from swebench's parsers."""
+def parser_name(row: dict[str, Any]) -> str | None:
+    """The swebench parser for `row`: its `repoanchor_log_parser`/`log_parser`, else its repository's; None if
+    there is none. A name without the `parse_log_` prefix gets it."""
     from swebench.harness.log_parsers import MAP_REPO_TO_PARSER
 
     name = row.get("repoanchor_log_parser") or row.get("log_parser")
     if name:
-        parser = _parsers().get(name if name.startswith("parse_log_") else f"parse_log_{name}")
-    else:
-        parser = MAP_REPO_TO_PARSER.get(row["repo"])
+        return name if name.startswith("parse_log_") else f"parse_log_{name}"
+    found = MAP_REPO_TO_PARSER.get(row.get("repo"))
+    return found.__name__ if found else None
+
+
+def log_parser(row: dict[str, Any]) -> Callable[[str], dict[str, str]]:
+    """`log -> {test id: status}` for `row`, from swebench's parsers."""
+    name = parser_name(row)
+    parser = _parsers().get(name) if name else None
     if parser is None:
         raise InfraError("grading", f"{row['instance_id']}: no swebench log parser {name or row['repo']!r}")
     # Parsers take a TestSpec; the Python ones ignore it and the others read only these fields.

@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,17 +127,23 @@ def _tail(path: Path) -> str:
     return path.read_bytes()[-TAIL_CHARS:].decode("utf-8", "replace")
 
 
-def run_tests(tree: Path, test_cmd: str, *, timeout: float, env_extra: dict[str, str] | None = None) -> TestRun:
-    """Run `test_cmd` in `tree` and read per-test outcomes from junit XML written outside the tree."""
+def run_tests(
+    tree: Path, test_cmd: str, *, timeout: float, env_extra: dict[str, str] | None = None,
+    read_log: Callable[[str], dict[str, str]] | None = None,
+) -> TestRun:  # fmt: skip
+    """Run `test_cmd` in `tree` and read per-test outcomes from junit XML written outside the tree, or,
+    with `read_log`, from the run's whole output (standard output and error interleaved, as a log parser
+    of SWE-bench's reads it: Django's runner and SymPy's write no junit)."""
     given, tree = str(tree), Path(tree).resolve()
     with tempfile.TemporaryDirectory(prefix="repoanchor-tests-") as tmp:
         junit, out, err = Path(tmp) / "junit.xml", Path(tmp) / "stdout", Path(tmp) / "stderr"
-        command = junit_command(test_cmd, junit, tree)
+        command = test_cmd if read_log else junit_command(test_cmd, junit, tree)
         argv, note = offline_command(command)
         start = time.monotonic()
         with out.open("wb") as stdout, err.open("wb") as stderr:
-            stderr.write(note.encode())
-            io = {"stdin": subprocess.DEVNULL, "stdout": stdout, "stderr": stderr}
+            (stdout if read_log else stderr).write(note.encode())
+            (stdout if read_log else stderr).flush()
+            io = {"stdin": subprocess.DEVNULL, "stdout": stdout, "stderr": subprocess.STDOUT if read_log else stderr}
             env = _env(tree, Path(tmp) / "home", env_extra)
             proc = subprocess.Popen(argv, cwd=tree, env=env, start_new_session=True, **io)
             try:
@@ -149,10 +156,14 @@ def run_tests(tree: Path, test_cmd: str, *, timeout: float, env_extra: dict[str,
         tails = _tail(out), _tail(err)
         where = f"{tree}: {command!r}"
         if code is None:
-            raise InfrastructureError(f"{where} timed out after {timeout:g}s; stderr: {tails[1][-500:]}")
-        if not junit.is_file():
+            raise InfrastructureError(f"{where} timed out after {timeout:g}s; output: {(tails[1] or tails[0])[-500:]}")
+        if read_log:
+            found = read_log(out.read_bytes().decode("utf-8", "replace"))
+        elif junit.is_file():
+            found = parse_junit(junit)
+        else:
             raise InfrastructureError(f"{where} produced no junit XML (exit {code}); stderr: {tails[1][-500:]}")
-        outcomes = placed(parse_junit(junit), {str(tree), str(Path(given).absolute())})
+        outcomes = placed(found, {str(tree), str(Path(given).absolute())})
     return TestRun(str(tree), command, code, duration, outcomes, *tails)
 
 

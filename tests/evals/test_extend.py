@@ -329,17 +329,3 @@ def test_multi_file_self_check_with_a_grader(project, tmp_path):
     )  # fmt: skip
     assert lenient[0].status == "rejected"
     assert "no_change: accepted" in lenient[0].reason
-
-
-def test_test_command_placeholders(tmp_path):
-    from repoanchor.evals.suites.extend.common import ExtendError, test_command
-
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_a.py").write_text("")
-    row = {"PASS_TO_PASS": '["tests/test_a.py::test_x", "tests/test_gone.py::test_y"]', "FAIL_TO_PASS": []}
-    assert (
-        test_command("{python} -m pytest {tests}", "/py thon", row, tmp_path) == "'/py thon' -m pytest tests/test_a.py"
-    )
-    assert test_command("{python} -m pytest", "py", {}, tmp_path) == "py -m pytest"
-    with pytest.raises(ExtendError, match="no test file"):
-        test_command("pytest {tests}", "py", {"PASS_TO_PASS": []}, tmp_path)

@@ -20,8 +20,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
-from repoanchor.evals.suites.extend.common import ExtendError, run_project_tests, test_command
+from repoanchor.evals.suites.extend.common import ExtendError
 from repoanchor.evals.suites.extend.models import FamiliesConfig, ValidatorSpec
+from repoanchor.evals.suites.extend.project_tests import run_project_tests, test_command
 from repoanchor.evals.suites.stage_clock import StageClock, timed
 
 

@@ -28,8 +28,6 @@ from repoanchor.evals.suites.extend.common import (
     clone,
     copy_tree,
     read_json,
-    run_project_tests,
-    tests_reasons,
     write_json,
 )
 from repoanchor.evals.suites.extend.missing_constant import MissingConstant
@@ -44,6 +42,7 @@ from repoanchor.evals.suites.extend.models import (
     ValidatorSpec,
 )
 from repoanchor.evals.suites.extend.multi_file import MultiFile
+from repoanchor.evals.suites.extend.project_tests import run_project_tests, tests_reasons
 from repoanchor.evals.suites.extend.proxy_chain import ProxyChain
 from repoanchor.evals.suites.extend.runtime_target import RuntimeTarget
 from repoanchor.evals.suites.extend.scope import ScopeError, changed_paths, scope_violations
@@ -127,6 +126,7 @@ def _make_task(family: Family, ctx: BuildContext, out_dir: Path) -> ExtendTask:
         family=family.name,
         python=config.python,
         test_cmd=test_cmd,
+        test_log_parser=config.test_log_parser,
         test_env=config.test_env,
         setup_cmd=config.setup_cmd,
         setup_lock=config.setup_lock,

@@ -6,7 +6,6 @@ import fcntl
 import json
 import math
 import os
-import shlex
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -16,7 +15,6 @@ from pathlib import Path, PurePosixPath
 from repoanchor.evals.suites.extend import in_image
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.source.files import copy_source_tree
-from repoanchor.perturb.validation.testrun import InfrastructureError, run_tests
 
 PROBE = Path(__file__).with_name("probe.py")
 
@@ -128,52 +126,6 @@ def _locked(path: Path | None) -> Iterator[None]:
     with path.open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
-
-
-def test_command(template: str, python: str, row: dict, tree: Path) -> str:
-    """The test command: `{python}` is the variant's Python; `{tests}` (optional) the instance's
-    test files — those named by its PASS_TO_PASS and FAIL_TO_PASS ids (``path::name``) that
-    exist in the tree — to bound the run on large projects (the whole suite otherwise)."""
-    command = template.replace("{python}", shlex.quote(python))
-    if "{tests}" not in command:
-        return command
-    files = sorted({t.split("::")[0] for key in ("PASS_TO_PASS", "FAIL_TO_PASS") for t in _test_ids(row.get(key))})
-    files = [f for f in files if f.endswith(".py") and (tree / f).is_file()]
-    if not files:
-        raise ExtendError("the test command names {tests}, but the instance names no test file present in the tree")
-    return command.replace("{tests}", " ".join(map(shlex.quote, files)))
-
-
-def _test_ids(value) -> list[str]:
-    if isinstance(value, str):  # SWE-bench stores the lists as JSON text
-        value = json.loads(value) if value.strip() else []
-    return [str(v) for v in value or []]
-
-
-def run_project_tests(worktree: Path, cmd: str, settings) -> dict[str, str]:
-    """Per-test outcomes of the project's suite in `worktree` (ExtendError if nothing was observed).
-
-    `settings` (a FamiliesConfig or a ValidatorSpec): `test_env`, `test_timeout_s` and the setup step."""
-    try:
-        if settings.image:
-            run = in_image.project_tests(Path(worktree), cmd, settings)
-        else:
-            with installed(Path(worktree), settings):
-                run = run_tests(Path(worktree), cmd, timeout=settings.test_timeout_s, env_extra=settings.test_env)
-    except (InfrastructureError, in_image.InImageError) as exc:
-        raise ExtendError(f"tests could not run: {exc}") from exc
-    if not run.outcomes:
-        raise ExtendError(f"tests ran but reported nothing (exit {run.exit_code}): {run.stderr_tail[-800:]}")
-    return run.outcomes
-
-
-def tests_reasons(outcomes: dict[str, str], baseline_passed: list[str]) -> list[str]:
-    """A test that passed on the intact variant and does not pass now."""
-    broken = [t for t in baseline_passed if outcomes.get(t) != "passed"]
-    if not broken:
-        return []
-    shown = ", ".join(f"{t} ({outcomes.get(t, 'missing')})" for t in broken[:8])
-    return [f"tests: {len(broken)} test(s) that pass on the intact repository no longer pass: {shown}"]
 
 
 def exact_difference(expected: object, actual: object, where: str = "$") -> str | None:

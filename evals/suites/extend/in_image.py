@@ -13,6 +13,7 @@ import json
 import shlex
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from repoanchor.evals.harness.container_run import HOME, run_in_tree
@@ -90,12 +91,19 @@ def probe(worktree: Path, spec: dict, roots: set[str], settings, probe_file: Pat
     return json.loads(body)
 
 
-def project_tests(worktree: Path, cmd: str, settings) -> TestRun:
-    """The test command at /testbed, its junit XML read back; InImageError when it wrote none."""
-    junit = f"{HOME}/junit.xml"
-    command = junit_command(cmd, Path(junit))
+LogReader = Callable[[str], dict[str, str]]
+
+
+def project_tests(worktree: Path, cmd: str, settings, read_log: LogReader | None = None) -> TestRun:
+    """The test command at /testbed, its junit XML read back, or with `read_log` its output (standard output
+    and error together); InImageError when it wrote no junit."""
+    result = f"{HOME}/{'test.log' if read_log else 'junit.xml'}"
+    command = f"{{ {cmd}\n}} > {result} 2>&1" if read_log else junit_command(cmd, Path(result))
     started = time.monotonic()
-    code, body, log = _run(worktree, settings, command, junit, settings.test_timeout_s)
+    code, body, log = _run(worktree, settings, command, result, settings.test_timeout_s)
+    if read_log:
+        outcomes = placed(read_log(body), {IMAGE_REPO_DIR})
+        return TestRun(IMAGE_REPO_DIR, command, code, time.monotonic() - started, outcomes, body[-4000:], "")
     if not body:
         raise InImageError(f"{command!r} in {settings.image} produced no junit XML (exit {code}): {log[-500:]}")
     with tempfile.TemporaryDirectory(prefix="repoanchor-junit-") as tmp:

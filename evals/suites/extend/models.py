@@ -67,7 +67,10 @@ class FamiliesConfig(_Strict):
     python: str = sys.executable
     """The variant's Python: it runs the probes and (through `{python}`) the tests."""
     test_cmd: str = "{python} -m pytest -q -p no:cacheprovider"
-    """`{python}`: the variant's Python; `{tests}`: the instance's test files (see common.test_command)."""
+    """`{python}`: the variant's Python; `{tests}`, `{directives}`: the instance's test files, as pytest paths or
+    swebench's test directives (see project_tests.test_command)."""
+    test_log_parser: str | None = None
+    """A swebench log parser (`parse_log_django`) reading the test command's output; None: junit XML."""
     test_env: dict[str, str] = Field(default_factory=dict)
     setup_cmd: str = ""
     """Run (bash) in every checkout before its tests or probes: the instance's install step, so what it
@@ -97,6 +100,8 @@ class ValidatorSpec(_Strict):
     family: str
     python: str
     test_cmd: str
+    test_log_parser: str | None = None
+    """A swebench log parser reading the test command's output; None: junit XML."""
     test_env: dict[str, str] = Field(default_factory=dict)
     setup_cmd: str = ""
     """Run (bash) in every checkout before its tests or probes: the instance's install step, so what it

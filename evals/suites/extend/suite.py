@@ -62,6 +62,8 @@ one family per instance (applied when the suite is assembled); without it every 
 def build_extend_from_perturb(work: Work, config) -> None:
     """Turn the instance's accepted Perturb task into Extend tasks (the Perturb task itself is not kept)."""
     from repoanchor.evals.suites.extend import FamiliesConfig, build_extend_tasks, summarize_instance
+    from repoanchor.evals.suites.extend.common import ExtendError
+    from repoanchor.evals.suites.extend.project_tests import suite_test_settings
 
     if not work.tasks:
         return  # the Perturb variant was rejected; its reason is already recorded
@@ -73,7 +75,12 @@ def build_extend_from_perturb(work: Work, config) -> None:
     (work.export / "ground_truth" / f"{name}.json").unlink()
     work.summary = summarize_instance(truth["metadata"], work.row).model_dump()
     options = {k: v for k, v in (config.extend or {}).items() if k != ASSIGN_KEY}
-    families = FamiliesConfig(**{**extend_env(work.env), "test_cmd": SUITE_TEST_CMD, **options})
+    try:
+        tests = {} if "test_cmd" in options else suite_test_settings(work.row)
+    except ExtendError as exc:
+        work.rejected.append(rejection(work.row, "extend", "extend-skipped", work.scrub(str(exc)), f"{name}__extend"))
+        return
+    families = FamiliesConfig(**{**extend_env(work.env), **tests, **options})
     seed = instance_seed(config.seed, "extend", work.row["instance_id"])
     tasks = build_extend_tasks(
         variant, truth["metadata"], work.row, work.root / "extend", families_config=families, seed=seed,
@@ -137,12 +144,6 @@ def _stage(work: Work, task, perturb_truth: dict, seed: int) -> None:
     # The family's prompt replaces the issue, and the issue's hints are about another task.
     visible = {key: work.row[key] for key in ("repo", "version", "created_at") if key in work.row}
     work.tasks.append({**visible, **task.suite_row(f"repos/{name}")})
-
-
-SUITE_TEST_CMD = "{python} -m pytest -p no:cacheprovider {tests}"
-"""The families' tests in a suite: the instance's own test files (those its FAIL_TO_PASS and PASS_TO_PASS
-name), as SWE-bench runs them, not the whole project's suite (pytest's own takes an hour and more);
-`--extend '{"test_cmd": ...}'` overrides it."""
 
 
 def extend_env(env) -> dict:
