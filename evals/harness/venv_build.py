@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness.dependencies.conda import environment_requirements
+from repoanchor.evals.harness.dependencies.requirements_file import requirement_lines, requirements_text
 from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
 from repoanchor.scaffolds.records import InfraError
 
@@ -107,16 +108,6 @@ def run_step(command: str, cwd: Path, venv: Path | None, log: list[str], timeout
         raise InfraError("environment_setup", f"`{command}` failed in {cwd}:\n{(proc.stdout + proc.stderr)[-3000:]}")
 
 
-def requirements_text(repo: str, checkout: Path) -> str:
-    """The repository's requirements file with `-r` includes inlined and self-installs (`-e .`) dropped."""
-    from swebench.harness.constants import MAP_REPO_TO_REQS_PATHS
-
-    for relative in MAP_REPO_TO_REQS_PATHS.get(repo, []):
-        if (checkout / relative).is_file():
-            return _inline(checkout / relative)
-    raise InfraError("environment_setup", f"{repo}: none of {MAP_REPO_TO_REQS_PATHS.get(repo)} in {checkout}")
-
-
 def _requirements_file(venv: Path) -> Path:
     return venv / "requirements.txt"
 
@@ -125,33 +116,16 @@ def _requirements_step(venv: Path) -> str:
     return f"python -m pip install -r {_requirements_file(venv)}"
 
 
-def requirement_lines(path: Path) -> list[str]:
-    """The requirements of a requirements file one by one: comments, blank lines and pip options left out."""
-    found = (line.split(" #")[0].strip() for line in path.read_text().splitlines())
-    return [line for line in found if line and not line.startswith(("#", "-"))]
-
-
-def _inline(path: Path) -> str:
-    lines = []
-    for line in path.read_text().splitlines():
-        stripped = line.strip()
-        if stripped.startswith("-r "):
-            lines.append(_inline(path.parent / stripped[3:].strip()))
-        elif not stripped.startswith(("-e", ".")):
-            lines.append(line)
-    return "\n".join(lines)
-
-
-# Python 3.5/3.6's venv bundles pip 18.1, older than pip's resolver: it takes the newest release (a find-links wheel
-# says no Requires-Python) and fails on it instead of trying older ones. SWE-bench's conda pip is newer: this is.
+# Every venv first gets the newest pip its Python runs. The bundled one resolves worse: Python 3.9's pip 23.0.1
+# backtracked over 8 minutes on Django 4.2's unpinned test requirements, which pip 26 resolves in 5 s; Python
+# 3.5/3.6's pip 18.1 takes the newest release (a find-links wheel says no Requires-Python) and fails on it
+# instead of trying older ones, and there the cap is the last pip that runs on them.
 RESOLVER_PIP = {"3.5": "pip<21", "3.6": "pip<22"}
 
 
 def dependency_steps(repo: str, spec: dict[str, Any], checkout: Path, venv: Path) -> tuple[list[str], list[str]]:
     """(pip commands for the spec's dependencies, skipped steps with reasons)."""
     steps, skipped = [], []
-    if str(spec.get("python")) in RESOLVER_PIP:
-        steps.append(f"python -m pip install --upgrade '{RESOLVER_PIP[str(spec['python'])]}'")
     packages = spec.get("packages", "")
     if packages == "requirements.txt":
         _requirements_file(venv).write_text(requirements_text(repo, checkout))
@@ -166,6 +140,17 @@ def dependency_steps(repo: str, spec: dict[str, Any], checkout: Path, venv: Path
     return steps, skipped
 
 
+def upgrade_pip(spec: dict[str, Any], checkout: Path, venv: Path, log: list[str]) -> tuple[list[str], list[str]]:
+    """(steps run, skipped with the reason): the newest pip the venv's Python runs; where it cannot be had (an
+    index without pip), the bundled one goes on, and the record says so."""
+    step = f"python -m pip install --upgrade '{RESOLVER_PIP.get(str(spec.get('python')), 'pip')}'"
+    try:
+        run_step(step, checkout, venv, log, timeout=600)
+    except InfraError as error:
+        return [], [f"{step}: {str(error)[-300:]}"]
+    return [step], []
+
+
 def build_venv(repo: str, version: str, spec: dict[str, Any], checkout: Path, cache_dir: Path) -> tuple[Path, dict]:
     """The cached venv for (repo, version, python), built now if missing; returns it and its build record."""
     # Absolute: the install steps run in the checkout, where a relative cache path names nothing.
@@ -176,9 +161,10 @@ def build_venv(repo: str, version: str, spec: dict[str, Any], checkout: Path, ca
         shutil.rmtree(venv, ignore_errors=True)  # a half-built venv from an interrupted build
         python = find_python(spec["python"])
         subprocess.run([python, "-m", "venv", str(venv)], check=True, capture_output=True)
-        planned, skipped = dependency_steps(repo, spec, checkout, venv)
         log: list[str] = []
-        steps = []
+        steps, skipped = upgrade_pip(spec, checkout, venv, log)
+        planned, missed = dependency_steps(repo, spec, checkout, venv)
+        skipped += missed
         for step in planned:
             if step == _requirements_step(venv):
                 lines = requirement_lines(_requirements_file(venv))

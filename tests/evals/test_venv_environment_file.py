@@ -117,4 +117,4 @@ def test_a_requirements_file_with_a_package_gone_from_pypi_installs_the_rest_and
     assert found.stdout.split() == ["1.16.0", "10.5.0"]
     (missing,) = record["skipped"]
     assert missing.startswith("requirements.txt: no-such-package-for-repoanchor-tests: ")
-    assert [step.split()[-1] for step in record["steps"]] == ["'six==1.16.0'", "'more-itertools==10.5.0'"]
+    assert [step.split()[-1] for step in record["steps"]] == ["'pip'", "'six==1.16.0'", "'more-itertools==10.5.0'"]

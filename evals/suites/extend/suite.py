@@ -78,7 +78,8 @@ def build_extend_from_perturb(work: Work, config) -> None:
     try:
         tests = {} if "test_cmd" in options else suite_test_settings(work.row)
     except ExtendError as exc:
-        work.rejected.append(rejection(work.row, "extend", "extend-skipped", work.scrub(str(exc)), f"{name}__extend"))
+        task_id = f"{work.row['instance_id']}__extend"
+        work.rejected.append(rejection(work.row, "extend", "extend-skipped", work.scrub(str(exc)), task_id))
         return
     families = FamiliesConfig(**{**extend_env(work.env), **tests, **options})
     seed = instance_seed(config.seed, "extend", work.row["instance_id"])
