@@ -118,3 +118,16 @@ def test_a_requirements_file_with_a_package_gone_from_pypi_installs_the_rest_and
     (missing,) = record["skipped"]
     assert missing.startswith("requirements.txt: no-such-package-for-repoanchor-tests: ")
     assert [step.split()[-1] for step in record["steps"]] == ["'pip'", "'six==1.16.0'", "'more-itertools==10.5.0'"]
+
+
+def test_a_pip_upgrade_that_cannot_be_had_is_recorded_and_the_bundled_pip_goes_on(tmp_path, monkeypatch):
+    """An index without pip (here: no index at all) must not cost the venv: the record names the step and why."""
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FORCE_REINSTALL", "1")  # else "already satisfied" passes without an index
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    venv, record = build_venv("acme/widgets", "1.0", {"python": "3.11"}, checkout, tmp_path / "venvs")
+    assert record["steps"] == []
+    (skipped,) = record["skipped"]
+    assert skipped.startswith("python -m pip install --upgrade 'pip': ")
+    assert (venv / "bin" / "python").exists()
