@@ -103,6 +103,55 @@ def test_a_variant_whose_only_chain_is_optional_says_so(variant, tmp_path):
     assert "Traceback" not in task.reason
 
 
+LAZY = {
+    "pkg/__init__.py": "",
+    "pkg/conf.py": (
+        "class LazySettings:\n"
+        "    def _setup(self):\n"
+        "        raise RuntimeError('settings are not configured')\n\n"
+        "    def __getattr__(self, name):\n"
+        "        self._setup()\n\n"
+        "    __class__ = property(lambda self: self._setup())\n\n"
+        "    def __repr__(self):\n"
+        "        return '<LazySettings [Unevaluated]>'\n\n\n"
+        "class Opaque:\n"
+        "    def __repr__(self):\n"
+        "        raise RuntimeError('no repr')\n\n\n"
+        "settings = LazySettings()\nopaque = Opaque()\n"
+    ),
+    "pkg/views.py": "from pkg.conf import settings\n\n\ndef view():\n    return settings\n",
+    "pkg/other.py": "from pkg.conf import opaque\n\n\ndef get():\n    return opaque\n",
+    "tests/test_views.py": "from pkg import views\n\n\ndef test_view():\n    assert views.view() is not None\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("entry", "status", "reason"),
+    [
+        ("pkg/views.py", "ok", None),
+        ("pkg/other.py", "skipped", "what it forwards cannot be described there: RuntimeError: no repr"),
+    ],
+    ids=["lazy-settings", "failing-repr"],
+)
+def test_chains_forwarding_objects_that_resist_description(tmp_path, entry, status, reason):
+    """Django's `settings` evaluates itself when asked its `__class__` (isinstance does), and fails unconfigured:
+    the probe reads real types, so its chain is a task. An object it cannot describe at all leaves its chain out as
+    unusable, not as a broken variant."""
+    tree, metadata = perturbed(tmp_path, LAZY, "proxy-imports", seed=1)
+    chains = [e for e in metadata["path_resolution_map"] if e.get("visible_path") == entry]
+    assert chains, f"proxy-imports routed nothing in {entry}: the test proves nothing"
+    config = FamiliesConfig(families=["proxy_chain"], proxy_chain={"k": 1}, test_env=TESTS)
+    scoped = {**metadata, "path_resolution_map": chains}
+    (task,) = build_extend_tasks(tree, scoped, ROW, tmp_path / "out", families_config=config, seed=3)
+    assert task.status == status, task.reason
+    if status == "ok":
+        assert task.self_check.status == "passed", task.self_check
+        (chain,) = read_json(Path(task.ground_truth))["chains"]
+        assert chain["identities"]["settings"]["repr"] == "<LazySettings [Unevaluated]>"
+    else:
+        assert reason in task.reason
+
+
 @pytest.mark.parametrize(
     ("obj", "kind", "qualname"),
     [

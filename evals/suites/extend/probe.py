@@ -39,6 +39,12 @@ def rel(path, root):
     return os.path.relpath(real, root).replace(os.sep, "/") if real.startswith(root + os.sep) else "<external>"
 
 
+def is_a(obj, classes):
+    """isinstance by the object's real type: isinstance asks `obj.__class__`, which a lazy proxy (Django's
+    `settings`, a `SimpleLazyObject`) answers by evaluating itself, and that fails where nothing is set up."""
+    return issubclass(type(obj), classes)
+
+
 def innermost(function):
     """`function` unwrapped while what it wraps is a Python function: `functools.wraps` may wrap a builtin
     or a C slot (`object.__init__`), which has no code in any file, and wrappers can form a loop."""
@@ -52,12 +58,12 @@ def innermost(function):
 def functions_of(obj):
     """The plain functions whose code makes up `obj` (a function, or a class's methods). Builtins, C
     types and descriptors contribute none: their code is not in a file of the project."""
-    if isinstance(obj, types.FunctionType):
+    if is_a(obj, types.FunctionType):
         return [innermost(obj)]
     found = []
-    for member in list(vars(obj).values()) if isinstance(obj, type) else ():
+    for member in list(vars(obj).values()) if is_a(obj, type) else ():
         for candidate in (member, getattr(member, "__func__", None), getattr(member, "fget", None)):
-            if isinstance(candidate, types.FunctionType):
+            if is_a(candidate, types.FunctionType):
                 found.append(innermost(candidate))
     return found
 
@@ -68,9 +74,9 @@ def code_files(functions, root):
 
 def identity(obj, root):
     """What the object *is*, comparable across processes: a definition, a module, or a value."""
-    if isinstance(obj, types.ModuleType):
+    if is_a(obj, types.ModuleType):
         return {"kind": "module", "name": obj.__name__, "file": rel(getattr(obj, "__file__", None), root)}
-    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+    if is_a(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
         files = code_files(functions_of(obj), root)
         module = getattr(obj, "__module__", None)
         if not files and module in sys.modules:
@@ -104,7 +110,7 @@ def canonical(obj, depth=0):
     seed) and memory addresses masked (a default repr shows one)."""
     if depth > 4:
         return masked(repr(obj))
-    if isinstance(obj, (set, frozenset)):
+    if is_a(obj, (set, frozenset)):
         return f"{type(obj).__name__}({{{', '.join(sorted(canonical(e, depth + 1) for e in obj))}}})"
     if type(obj) in (list, tuple):
         return f"{type(obj).__name__}({', '.join(canonical(e, depth + 1) for e in obj)})"
@@ -139,12 +145,17 @@ def probe_proxy(spec, root):
             continue
         try:
             actual = run_statement(f"from {chain['head']} import {', '.join(chain['names'])}", chain["entry"], "")
+            entry["same_object"] = {name: actual[name] is expected[name] for name in chain["names"]}
+        except BaseException:
+            entry["error"] = error()
+            chains.append(entry)
+            continue
+        try:
             for name in chain["names"]:
                 entry["identities"][name] = identity(actual[name], root)
                 entry["origins"][name] = origins(actual[name], entry["identities"][name], root)
-                entry["same_object"][name] = actual[name] is expected[name]
-        except BaseException:
-            entry["error"] = error()
+        except BaseException:  # the chain works; what it forwards cannot be described here to compare it later
+            entry["unavailable"] = f"what it forwards cannot be described: {error()}"
         chains.append(entry)
     wanted = {m for chain in spec["chains"] for m in chain["modules"]}
     loaded = {m: m in sys.modules for m in sorted(wanted)}
@@ -197,12 +208,12 @@ def probe_runtime(spec, root):
         try:
             module = importlib.import_module(target["module"])
             for name, value in list(vars(module).items()):
-                if isinstance(value, (type, types.FunctionType)):
+                if is_a(value, (type, types.FunctionType)):
                     functions = functions_of(value)
                     entry["definitions"].append(
                         {
                             "name": name,
-                            "kind": "class" if isinstance(value, type) else "function",
+                            "kind": "class" if is_a(value, type) else "function",
                             "module": getattr(value, "__module__", None),
                             "qualname": value.__qualname__,
                             "files": code_files(functions, root),

@@ -27,6 +27,9 @@ from repoanchor.evals.suites.extend.models import ValidatorSpec
 from repoanchor.perturb.variant_git import tracked_files
 from repoanchor.prompts import render
 
+UNDESCRIBED = "what it forwards cannot be described"
+"""probe.py's opening of an `unavailable` chain whose import worked and whose objects could not be described."""
+
 
 class ProxyChain:
     name = "proxy_chain"
@@ -70,7 +73,7 @@ class ProxyChain:
         for chain, result in zip(gt["chains"], found["chains"], strict=True):
             where = f"{chain['visible']}: {chain['imported']!r}"
             if result.get("unavailable"):
-                reasons.append(f"{where}: the original import fails now: {last_line(result['unavailable'])}")
+                reasons.append(f"{where}: {_unavailable(result['unavailable'], 'now')}")
                 continue
             if result["error"]:
                 reasons.append(f"{where} fails: {last_line(result['error'])}")
@@ -126,12 +129,13 @@ def _resolving(chains: list[dict], facts: dict) -> list[dict] | str:
     """The chains usable for a task, renumbered, each with the identities of what it forwards; or why none.
 
     A chain whose original import fails in the instance's environment (an optional or platform-only
-    dependency, guarded by try/except in the project) cannot be checked by running it: it is left out.
+    dependency, guarded by try/except in the project), or whose objects the probe cannot describe without
+    failing, cannot be checked by running it: it is left out.
     A chain that fails where its original import works is a broken perturbation: no task at all."""
     usable, unavailable = [], []
     for chain, found in zip(chains, facts["proxy"]["chains"], strict=True):
         if found.get("unavailable"):
-            unavailable.append(f"{chain['imported']!r} ({last_line(found['unavailable'])})")
+            unavailable.append(f"{chain['imported']!r} ({_unavailable(found['unavailable'], 'there')})")
             continue
         if found["error"] or not all(found["same_object"].values()):
             return f"the intact variant's chain {chain['path']} does not resolve: {last_line(found['error'])}"
@@ -139,9 +143,16 @@ def _resolving(chains: list[dict], facts: dict) -> list[dict] | str:
     if not usable:
         return (
             f"no proxy chain routes an import that works in the instance's environment: all {len(chains)} "
-            f"route imports that fail there, e.g. {unavailable[0]}"
+            f"route imports that fail there or forward what cannot be described there, e.g. {unavailable[0]}"
         )
     return usable
+
+
+def _unavailable(text: str, when: str) -> str:
+    """Why the probe could not check a chain: its original import failed, or describing its objects did."""
+    if text.startswith(UNDESCRIBED):
+        return f"{UNDESCRIBED} {when}: {last_line(text)}"
+    return f"the original import fails {when}: {last_line(text)}"
 
 
 def _stable(chains: list[dict], ctx: BuildContext) -> list[dict] | str:
