@@ -152,6 +152,35 @@ def test_chains_forwarding_objects_that_resist_description(tmp_path, entry, stat
         assert reason in task.reason
 
 
+NO_GDAL = {
+    "pkg/__init__.py": "",
+    "pkg/geo/__init__.py": (
+        "from pkg.geo.envelope import Envelope\n\nraise ImportError('Could not find the GDAL library')\n"
+    ),
+    "pkg/geo/envelope.py": "class Envelope:\n    pass\n\n\nclass OGREnvelope:\n    pass\n",
+    "pkg/shapes.py": "from pkg.geo import Envelope\n",
+    "pkg/prototypes.py": "from pkg.geo.envelope import OGREnvelope\n",
+    "tests/test_nothing.py": "def test_nothing():\n    assert True\n",
+}
+
+
+def test_a_chain_is_judged_as_a_fresh_process_would_whatever_failed_before_it(tmp_path):
+    """Like Django's gis without GDAL: `pkg.geo` fails after importing `pkg.geo.envelope`, which Python leaves in
+    sys.modules, so `from pkg.geo.envelope import OGREnvelope` worked in the probe once an earlier chain had
+    failed on `pkg.geo`, and failed at check time, where that chain was not probed: the ground truth was rejected.
+    Both chains are unavailable here, as each is in a fresh interpreter."""
+    tree, metadata = perturbed(tmp_path, NO_GDAL, "proxy-imports", seed=1)
+    entries = {e.get("visible_path"): e for e in metadata["path_resolution_map"] if e["kind"] == "import_proxy"}
+    assert {"pkg/shapes.py", "pkg/prototypes.py"} <= set(entries), "a chain is missing: the test proves nothing"
+    ordered = [entries["pkg/shapes.py"], entries["pkg/prototypes.py"]]  # the failing package first
+    config = FamiliesConfig(families=["proxy_chain"], proxy_chain={"k": 1}, test_env=TESTS)
+    scoped = {**metadata, "path_resolution_map": ordered}
+    (task,) = build_extend_tasks(tree, scoped, ROW, tmp_path / "out", families_config=config, seed=3)
+    assert task.status == "skipped", task.reason
+    assert "all 2 route imports that fail there" in task.reason
+    assert "Could not find the GDAL library" in task.reason
+
+
 @pytest.mark.parametrize(
     ("obj", "kind", "qualname"),
     [

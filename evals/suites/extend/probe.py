@@ -124,7 +124,26 @@ def error():
     return traceback.format_exc(limit=6)[-1500:]
 
 
+def forgetting_failure(action, *args):
+    """`action(*args)`; if it raises, the modules it added to sys.modules are dropped before the error goes on.
+
+    Python drops only the module whose import failed: the submodules it had imported stay, and a later
+    `from pkg.sub import x` then finds `pkg.sub` loaded without its package (Django's `gis.gdal.envelope` once
+    `gis.gdal` failed for want of GDAL). One probe's findings must not depend on what failed before it."""
+    before = set(sys.modules)
+    try:
+        return action(*args)
+    except BaseException:
+        for name in set(sys.modules) - before:
+            sys.modules.pop(name, None)
+        raise
+
+
 def run_statement(statement, module, package):
+    return forgetting_failure(_run_statement, statement, module, package)
+
+
+def _run_statement(statement, module, package):
     if package:
         importlib.import_module(package)  # a relative import needs its package loaded first
     namespace = {"__name__": module, "__package__": package, "__builtins__": __builtins__}
@@ -206,7 +225,7 @@ def probe_runtime(spec, root):
     for target in spec["targets"]:
         entry = {"module": target["module"], "error": None, "definitions": []}
         try:
-            module = importlib.import_module(target["module"])
+            module = forgetting_failure(importlib.import_module, target["module"])
             for name, value in list(vars(module).items()):
                 if is_a(value, (type, types.FunctionType)):
                     functions = functions_of(value)
@@ -232,7 +251,7 @@ def probe_constants(spec):
         entry = {"module": item["module"], "binding": item["binding"], "key": item["key"], "error": None}
         entry["stage"] = "import"  # an import that fails (a script that downloads, a platform-only module) vs a lookup
         try:
-            module = importlib.import_module(item["module"])
+            module = forgetting_failure(importlib.import_module, item["module"])
             entry["stage"] = "value"
             value = getattr(module, item["binding"])[item["key"]]
             entry.update(type=type(value).__name__, repr=repr(value), stage="done")
