@@ -354,3 +354,23 @@ def test_a_uuid_in_a_value_repr_is_masked(tmp_path):
     first, second = identity(_Lock(), str(tmp_path)), identity(_Lock(), str(tmp_path))
     assert first == second
     assert first["repr"] == "<_Lock: <uuid>>"
+
+
+def test_missing_constant_imports_only_the_first_candidates_it_needs(tmp_path):
+    """40 modules hold a constant each and leave a mark when imported: one constant asked for imports one batch
+    of them, not all 40 (SymPy's thousands of constants took the whole package's scan and imports before)."""
+    from repoanchor.evals.suites.extend.constant_choice import BATCH
+
+    mark = "import os\n\nopen(os.path.join(os.environ['MARKS'], __name__), 'w').close()\n"
+    files = {"pkg/__init__.py": "", "README.md": " ".join(str(1000 + i) for i in range(40)) + "\n"}
+    files |= {f"pkg/m{i}.py": f"{mark}RATE = {1000 + i}\n" for i in range(40)}
+    files["tests/test_nothing.py"] = "def test_nothing():\n    assert True\n"
+    tree, metadata = perturbed(tmp_path, files, "constant-externalization", seed=2)
+    assert sum(e["kind"] == "json_value" for e in metadata["path_resolution_map"]) >= 40
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    env = {**TESTS, "MARKS": str(marks)}
+    families = FamiliesConfig(families=["missing_constant"], missing_constant={"k": 1}, test_env=env)
+    (task,) = build_extend_tasks(tree, metadata, ROW, tmp_path / "out", families_config=families, seed=5)
+    assert task.status == "ok", task.reason
+    assert 1 <= len(list(marks.iterdir())) <= BATCH

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from repoanchor.evals.suites.extend.base import BuildContext, Plan, last_line
 from repoanchor.evals.suites.extend.common import exact_difference, module_of, run_probe
+from repoanchor.evals.suites.extend.constant_choice import choose
 from repoanchor.evals.suites.extend.models import ValidatorSpec
 from repoanchor.perturb.source.files import NEVER_COPY
 from repoanchor.prompts import render
@@ -48,11 +49,8 @@ class MissingConstant:
         texts = (
             _texts(ctx.variant, set(resources)) if config.erase == "key_and_value" and config.require_evidence else None
         )
-        chosen = [c for c in candidates if texts is None or _evidenced(resources[c[0]][c[1]], texts)]
-        if len(chosen) < config.k:
-            kind = "with their value written elsewhere in the repository" if texts is not None else "in all"
-            return f"not enough constants: {len(chosen)} {kind} of {len(candidates)}, need {config.k}"
-        erased = _importable(ctx, [_erased(ctx.variant, entries[c], resources, "") for c in chosen], config.k)
+        evidenced = None if texts is None else (lambda c: _evidenced(resources[c[0]][c[1]], texts))
+        erased = choose(ctx, candidates, lambda c: _erased(ctx.variant, entries[c], resources, ""), evidenced, config.k)
         if isinstance(erased, str):
             return erased
         for n, item in enumerate(erased, 1):
@@ -122,49 +120,6 @@ def wrong_type(value: object) -> object:
     if isinstance(value, float):
         return int(value) if value.is_integer() else str(value)
     return [value]
-
-
-def _importable(ctx: BuildContext, candidates: list[dict], k: int) -> list[dict] | str:
-    """The first `k` candidates (in their seeded order) whose module imports in the instance's environment and
-    hands out the recorded value; or why there are not enough. A module that cannot import there (an
-    optional or platform-only dependency, an example script that downloads its data or reads a file that is not
-    there) cannot host a checkable constant and is passed over, as is one whose
-    name another root's module takes first (`_shadowed_by`); one that imports but hands out another value is a
-    broken perturbation: no task at all."""
-    roots, total = sorted({c["root"] for c in candidates}), len(candidates)
-    shadowed = {id(c): _shadowed_by(ctx.variant, c, roots) for c in candidates}
-    unavailable = [f"{c['module']} (shadowed by {shadowed[id(c)]})" for c in candidates if shadowed[id(c)]]
-    candidates = [c for c in candidates if not shadowed[id(c)]]
-    roots = sorted({c["root"] for c in candidates})
-    probed = [{k: v for k, v in c.items() if k != "root"} for c in candidates]
-    facts = run_probe(ctx.config, ctx.variant, {"constants": {"entries": probed}}, roots)["constants"]
-    usable = []
-    for item, found in zip(candidates, facts, strict=True):
-        where, error = f"{item['binding']}[{item['key']!r}]", found["error"] or ""
-        if error and found.get("stage") == "import":  # the suite's variant passed the import check against the original
-            unavailable.append(f"{item['module']} ({last_line(error)})")
-        elif error or (found["type"], found["repr"]) != (item["type"], item["repr"]):
-            return f"the intact variant's {where} is not {item['repr']}: {last_line(found['error'])}"
-        else:
-            usable.append(item)
-            if len(usable) == k:
-                return usable
-    shown = f"; passed over (no import here, or shadowed on the path): {unavailable[0]}" if unavailable else ""
-    return f"not enough constants whose module imports: {len(usable)} of {total}, need {k}{shown}"
-
-
-def _shadowed_by(tree: Path, item: dict, roots: list[str]) -> str | None:
-    """The file that `import <module>` finds before `item`'s own with `roots` on sys.path in this order, if any.
-
-    Example folders each holding a top-level ``good.py`` (pylint's ``doc/data/messages/*/good.py``) name the
-    same module from different roots: only the first can be probed or graded, the others are passed over."""
-    top = item["module"].split(".")[0]
-    for root in roots:
-        folder = tree / root if root else tree
-        found = next((f for f in (folder / top / "__init__.py", folder / f"{top}.py") if f.is_file()), None)
-        if found is not None:
-            return None if root == item["root"] else found.relative_to(tree).as_posix()
-    return None
 
 
 def _erased(root: Path, entry: dict, resources: dict, placeholder_key: str) -> dict:
