@@ -14,7 +14,10 @@ Decisions, for layouts seen in real projects:
   *called* `vendor.py` is the project's own. `sympy/external/` (sympy's wrappers around optional
   dependencies) and `requests/packages.py` (a compatibility shim) are the project's own code and are
   kept; a vendored copy under another folder name (old `requests/packages/urllib3`, a bundled `six.py`)
-  is caught only by its header marker.
+  is caught only by its header marker, unless it is the project's own top-level module named after the
+  project (six's `six.py`: `source/distribution.py` reads the name from its metadata).
+- A Sphinx `conf.py` outside packages is a build script in a `doc/` or `docs/` folder, or wherever its
+  header is sphinx-quickstart's (six keeps it in `documentation/`).
 - Generated files (`_version.py` of setuptools_scm or versioneer) are recognised by their header,
   never by name alone: a hand-written `_version.py` is the project's own.
 """
@@ -22,6 +25,8 @@ Decisions, for layouts seen in real projects:
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
+
+from repoanchor.perturb.source.distribution import is_the_project_module
 
 BUILD_SCRIPTS = frozenset({"setup.py", "noxfile.py", "fabfile.py", "versioneer.py", "pavement.py"})
 IN_PACKAGE_BUILD_SCRIPT = "setup_package.py"
@@ -43,12 +48,17 @@ MARKERS = (
     ("this file is vendored", "vendored code: its header says it is vendored"),
 )
 """Lower-case phrases of a file's header, with the reason reported when one is found."""
+SPHINX_CONF = ("documentation build configuration file", "configuration file for the sphinx documentation builder")
+"""sphinx-quickstart's header of a conf.py, whatever the folder is called (six's is `documentation/`)."""
 
 
 def not_project_code(root: Path, relpath: str) -> str | None:
     """Why `relpath` (a `.py` file under `root`) is not the project's own code, or None when it is."""
     posix = PurePosixPath(relpath)
-    return _vendor_folder(posix) or _build_script(root, posix) or _header_marker(root / relpath)
+    found = _vendor_folder(posix) or _build_script(root, posix) or _header_marker(root / relpath)
+    if found and found.startswith("vendored code: a copy") and is_the_project_module(root, relpath):
+        return None  # six's own six.py
+    return found
 
 
 def _vendor_folder(path: PurePosixPath) -> str | None:
@@ -63,15 +73,23 @@ def _build_script(root: Path, path: PurePosixPath) -> str | None:
         return None  # a module of a package, whatever its name
     if path.name in BUILD_SCRIPTS:
         return f"build script: {path.name}"
-    if path.name == "conf.py" and DOCS_FOLDERS & set(path.parts[:-1]):
+    if path.name == "conf.py" and (DOCS_FOLDERS & set(path.parts[:-1]) or _header_says(root / path, SPHINX_CONF)):
         return "build script: Sphinx configuration (docs conf.py)"
     return None
 
 
-def _header_marker(path: Path) -> str | None:
+def _header_says(path: Path, phrases: tuple[str, ...]) -> bool:
+    return any(phrase in _header(path) for phrase in phrases)
+
+
+def _header(path: Path) -> str:
     try:
         with path.open("rb") as handle:
-            header = handle.read(HEADER_BYTES).decode("utf-8", "replace").lower()
+            return handle.read(HEADER_BYTES).decode("utf-8", "replace").lower()
     except OSError:
-        return None
+        return ""
+
+
+def _header_marker(path: Path) -> str | None:
+    header = _header(path)
     return next((reason for marker, reason in MARKERS if marker in header), None)

@@ -79,3 +79,46 @@ def test_apply_leaves_build_files_byte_identical(tree: Path, tmp_path: Path) -> 
         assert (out / rel).read_bytes() == (tree / rel).read_bytes()
     flagged = ApplyConfig(["if-else-swap"], fraction=1.0, workers=1, check_interpreters=False, include_build=True)
     assert set(SKIPPED) <= set(apply_tree(tree, tmp_path / "all", flagged).changed_files)
+
+
+SIX_HEADER = '"""Utilities for writing code that runs on Python 2 and 3"""\n'
+METADATA = {
+    "setup.py": 'from setuptools import setup\n\nsetup(name="six", py_modules=["six"])\n',
+    "setup.cfg": "[metadata]\nname = six\n",
+    "pyproject.toml": '[project]\nname = "six"\n',
+    "PKG-INFO": "Metadata-Version: 2.1\nName: six\n",
+}
+
+
+@pytest.mark.parametrize("metadata", sorted(METADATA))
+@pytest.mark.parametrize("where", ["six.py", "src/six.py"])
+def test_six_in_its_own_project_is_the_project(tmp_path: Path, metadata: str, where: str) -> None:
+    """The header that marks a bundled copy of six elsewhere is six's own module in six's project."""
+    (tmp_path / metadata).write_text(METADATA[metadata])
+    (tmp_path / where).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / where).write_text(SIX_HEADER + CODE)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "six.py").write_text(SIX_HEADER + CODE)
+    assert not_project_code(tmp_path, where) is None
+    assert "a copy of six" in not_project_code(tmp_path, "pkg/six.py")  # a bundled copy inside the package
+
+
+def test_six_elsewhere_is_vendored(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "widgets"\n')
+    (tmp_path / "six.py").write_text(SIX_HEADER + CODE)
+    assert "a copy of six" in not_project_code(tmp_path, "six.py")
+
+
+def test_a_sphinx_conf_is_known_by_its_header_in_any_folder(tmp_path: Path) -> None:
+    header = "# six documentation build configuration file\n"
+    for folder, text in [
+        ("documentation", header + CODE),
+        ("manual", "# Configuration file for the Sphinx documentation builder.\n"),
+        ("tools", CODE),
+    ]:
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "conf.py").write_text(text)
+    assert "Sphinx configuration" in not_project_code(tmp_path, "documentation/conf.py")
+    assert "Sphinx configuration" in not_project_code(tmp_path, "manual/conf.py")
+    assert not_project_code(tmp_path, "tools/conf.py") is None
