@@ -125,17 +125,21 @@ def error():
 
 
 def forgetting_failure(action, *args):
-    """`action(*args)`; if it raises, the modules it added to sys.modules are dropped before the error goes on.
+    """`action(*args)`; if it raises, the modules it added whose package is gone are dropped too.
 
     Python drops only the module whose import failed: the submodules it had imported stay, and a later
     `from pkg.sub import x` then finds `pkg.sub` loaded without its package (Django's `gis.gdal.envelope` once
-    `gis.gdal` failed for want of GDAL). One probe's findings must not depend on what failed before it."""
+    `gis.gdal` failed for want of GDAL). One probe's findings must not depend on what failed before it. Modules
+    that imported completely stay (SymPy itself, loaded on the way to a failing optional subpackage): dropping
+    them would re-import the whole package for every failing chain."""
     before = set(sys.modules)
     try:
         return action(*args)
     except BaseException:
-        for name in set(sys.modules) - before:
-            sys.modules.pop(name, None)
+        for name in sorted(set(sys.modules) - before):
+            parts = name.split(".")
+            if any(".".join(parts[:i]) not in sys.modules for i in range(1, len(parts))):
+                sys.modules.pop(name, None)
         raise
 
 
