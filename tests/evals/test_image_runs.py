@@ -20,7 +20,8 @@ from repoanchor.evals.suites.original import build_original_suite
 from repoanchor.scaffolds.environments.registry import EnvironmentConfig
 from repoanchor.scaffolds.models.model import ModelConfig
 from repoanchor.scaffolds.models.scripted_server import ScriptedServer
-from repoanchor.scaffolds.records import Limits
+from repoanchor.scaffolds.opencode.setup import find_opencode
+from repoanchor.scaffolds.records import InfraError, Limits
 from repoanchor.scaffolds.trajectories import trajectory
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
 from tests.support.env_images import fixture_env_image_fixture  # noqa: F401
@@ -38,6 +39,11 @@ def suite(tmp_path_factory) -> tuple[Path, Path]:
 
 @pytest.mark.parametrize("scaffold", ["mini", "opencode"])
 def test_both_scaffolds_fix_a_task_inside_its_image(suite, scaffold, fixture_env_image, tmp_path, monkeypatch):
+    if scaffold == "opencode":
+        try:
+            find_opencode()
+        except InfraError as missing:  # pragma: no cover - the Makefile installs it
+            pytest.skip(f"OPENCODE NOT INSTALLED: {missing.message}")
     monkeypatch.setenv("OPENAI_API_KEY", f"sk-test-{uuid.uuid4().hex}")
     folder, dataset = suite
     task = as_task(folder, next(row for row in read_suite_tasks(folder) if row.instance_id == INSTANCE))
