@@ -65,15 +65,14 @@ def _tree(tmp_path: Path, *files: str) -> Path:
         (
             DJANGO,
             {
-                "test_cmd": 'export PATH="$(dirname {python})${PATH:+:$PATH}"\n'
-                "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 {directives}",
+                "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 {directives}",
                 "test_log_parser": "parse_log_django",
             },
         ),
         (
             {**DJANGO, "version": "3.0"},
             {
-                "test_cmd": 'export PATH="$(dirname {python})${PATH:+:$PATH}"\nexport LANG=en_US.UTF-8\n'
+                "test_cmd": "export LANG=en_US.UTF-8\n"
                 "export LANGUAGE=en_US:en\nexport LC_ALL=en_US.UTF-8\n"
                 "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 {directives}",
                 "test_log_parser": "parse_log_django",
@@ -82,8 +81,8 @@ def _tree(tmp_path: Path, *files: str) -> Path:
         (
             SYMPY,
             {
-                "test_cmd": 'export PATH="$(dirname {python})${PATH:+:$PATH}"\n'
-                "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose {directives}",
+                "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' "
+                "bin/test -C --verbose {directives}",
                 "test_log_parser": "parse_log_sympy",
             },
         ),
@@ -106,7 +105,6 @@ def test_directives_name_only_the_test_patch_files_present(tmp_path):
     command = resolve(template, "/v env/bin/python", DJANGO, tree)
     # tests/new_app/tests.py is added by the test patch: not in the tree, so not a directive.
     assert command.endswith("--parallel 1 str.tests str.models")
-    assert command.startswith("export PATH=\"$(dirname '/v env/bin/python')")
     with pytest.raises(ExtendError, match="its test patch name none in the tree"):
         resolve(template, "py", DJANGO, _tree(tmp_path / "empty"))
     sympy = resolve(suite_test_settings(SYMPY)["test_cmd"], "py", SYMPY, _tree(tmp_path / "s", *_files(SYMPY)))
@@ -143,6 +141,15 @@ def test_log_reader_reads_standard_error_too(tmp_path):
     (tmp_path / "runner.py").write_text(RUNNER)
     run = run_tests(tmp_path, f"{sys.executable} runner.py", timeout=60, read_log=log_reader("parse_log_django"))
     assert run.outcomes == DJANGO_OUTCOMES
+
+
+def test_a_bare_python_in_the_test_command_is_the_variants(tmp_path):
+    """`./tests/runtests.py` and `bin/test` start `python` from PATH: on the host, the variant's Python comes first."""
+    verdict = "print('test_a (app.tests.T) ... ' + ('ok' if ok else 'FAIL'))"
+    script = f"import sys\nok = sys.prefix == {sys.prefix!r}\n{verdict}\n"
+    (tmp_path / "runner.py").write_text(script)
+    settings = FamiliesConfig(python=sys.executable, test_log_parser="parse_log_django")
+    assert run_project_tests(tmp_path, "python runner.py", settings) == {"test_a (app.tests.T)": "passed"}
 
 
 def test_log_reader_in_the_environment_image(tmp_path, fixture_env_image):

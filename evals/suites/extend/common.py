@@ -92,6 +92,12 @@ def _probe(worktree: Path, spec: dict, roots: set[str], settings) -> dict:
         return json.loads(out_path.read_text())
 
 
+def python_first_on_path(python: str) -> str:
+    """This process's PATH with `python`'s folder first: the install step and the tests run `python`, `pip` and
+    the project's scripts (Django's `./tests/runtests.py` and SymPy's `bin/test` start `python`) from it."""
+    return f"{Path(python).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
 @contextmanager
 def installed(worktree: Path, settings) -> Iterator[None]:
     """`settings.setup_cmd` (the instance's install step) run in `worktree`, holding `settings.setup_lock`
@@ -101,8 +107,7 @@ def installed(worktree: Path, settings) -> Iterator[None]:
         return
     lock = Path(settings.setup_lock) if settings.setup_lock else None
     with _locked(lock):
-        bin_dir = str(Path(settings.python).parent)
-        env = {**os.environ, **settings.test_env, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+        env = {**os.environ, **settings.test_env, "PATH": python_first_on_path(settings.python)}
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         try:
             proc = subprocess.run(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from repoanchor.evals.harness import eval_script
 from repoanchor.evals.suites.extend import in_image
-from repoanchor.evals.suites.extend.common import ExtendError, installed
+from repoanchor.evals.suites.extend.common import ExtendError, installed, python_first_on_path
 from repoanchor.perturb.validation.testrun import InfrastructureError, run_tests
 
 PYTEST_TEST_CMD = "{python} -m pytest -p no:cacheprovider {tests}"
@@ -30,8 +30,8 @@ _STATUS = {"PASSED": "passed", "FAILED": "failed", "ERROR": "error", "SKIPPED": 
 
 def suite_test_settings(row: dict) -> dict[str, str | None]:
     """`test_cmd` and `test_log_parser` for an instance's families: pytest and junit where its test ids are
-    node ids, else swebench's spec command (its `eval_commands`' exports included, the variant's Python
-    first on PATH, as `./tests/runtests.py` and `bin/test` start `python`) and the repository's log parser."""
+    node ids, else swebench's spec command (its `eval_commands`' exports included) and the repository's log
+    parser."""
     ids = test_ids(row)
     if not ids or any("::" in test for test in ids):
         return {"test_cmd": PYTEST_TEST_CMD, "test_log_parser": None}
@@ -42,8 +42,7 @@ def suite_test_settings(row: dict) -> dict[str, str | None]:
             f"{'log parser' if parser is None else 'spec'} for {row.get('repo')!r} version {row.get('version')!r}: "
             """give --extend '{"test_cmd": "...", "test_log_parser": "parse_log_..."}'"""
         )
-    path = 'export PATH="$(dirname {python})${PATH:+:$PATH}"'
-    return {"test_cmd": f"{path}\n{eval_script.spec_command(row, ['{directives}'])}", "test_log_parser": parser}
+    return {"test_cmd": eval_script.spec_command(row, ["{directives}"]), "test_log_parser": parser}
 
 
 def test_command(template: str, python: str, row: dict, tree: Path) -> str:
@@ -90,14 +89,16 @@ def run_project_tests(worktree: Path, cmd: str, settings) -> dict[str, str]:
     """Per-test outcomes of the project's suite in `worktree` (ExtendError if nothing was observed).
 
     `settings` (a FamiliesConfig or a ValidatorSpec): `test_env`, `test_timeout_s`, `test_log_parser` and
-    the setup step."""
+    the setup step. On the host the variant's Python comes first on PATH, as in its install step (an image's
+    own PATH starts with its venv)."""
     read_log = log_reader(settings.test_log_parser) if settings.test_log_parser else None
     try:
         if settings.image:
             run = in_image.project_tests(Path(worktree), cmd, settings, read_log)
         else:
             with installed(Path(worktree), settings):
-                env, timeout = settings.test_env, settings.test_timeout_s
+                env = {**settings.test_env, "PATH": python_first_on_path(settings.python)}
+                timeout = settings.test_timeout_s
                 run = run_tests(Path(worktree), cmd, timeout=timeout, env_extra=env, read_log=read_log)
     except (InfrastructureError, in_image.InImageError) as exc:
         raise ExtendError(f"tests could not run: {exc}") from exc
