@@ -141,8 +141,9 @@ def run_tests(
         argv, note = offline_command(command)
         start = time.monotonic()
         with out.open("wb") as stdout, err.open("wb") as stderr:
-            (stdout if read_log else stderr).write(note.encode())
-            (stdout if read_log else stderr).flush()
+            log = stdout if read_log else stderr  # a log parser reads both streams as one
+            log.write(note.encode())
+            log.flush()
             io = {"stdin": subprocess.DEVNULL, "stdout": stdout, "stderr": subprocess.STDOUT if read_log else stderr}
             env = _env(tree, Path(tmp) / "home", env_extra)
             proc = subprocess.Popen(argv, cwd=tree, env=env, start_new_session=True, **io)
