@@ -6,15 +6,10 @@ project, but in that module's own project it is the code itself: six's `six.py` 
 
 from __future__ import annotations
 
-import configparser
 import re
-import sys
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from repoanchor.perturb.source.metadata_files import first_match, pyproject, setup_cfg
 
 _SETUP_PY_NAME = re.compile(r"""\bname\s*=\s*['"]([A-Za-z0-9][A-Za-z0-9._-]*)['"]""")
 _PKG_INFO_NAME = re.compile(r"^Name:\s*(\S+)", re.MULTILINE)
@@ -28,9 +23,11 @@ def normalized(name: str) -> str:
 def distribution_names(root: Path) -> frozenset[str]:
     """Every name the project's metadata files give it, normalized; empty when none says. Read on each call: it
     is asked only of a file whose header marks a copy, and a tree's metadata may change between calls."""
-    found = [_pyproject(root / "pyproject.toml"), _setup_cfg(root / "setup.cfg")]
-    found += [_first(_SETUP_PY_NAME, root / "setup.py"), _first(_PKG_INFO_NAME, root / "PKG-INFO")]
-    return frozenset(normalized(name) for name in found if name)
+    tables = pyproject(root)
+    found = [tables.get("project", {}).get("name"), tables.get("tool", {}).get("poetry", {}).get("name")]
+    found += [setup_cfg(root, "metadata", "name"), first_match(root / "setup.py", _SETUP_PY_NAME)]
+    found.append(first_match(root / "PKG-INFO", _PKG_INFO_NAME))
+    return frozenset(normalized(name) for name in found if isinstance(name, str) and name)
 
 
 def is_the_project_module(root: Path, relpath: str) -> bool:
@@ -38,32 +35,3 @@ def is_the_project_module(root: Path, relpath: str) -> bool:
     path = Path(relpath)
     top_level = path.parent in (Path(), Path("src"))
     return top_level and path.suffix == ".py" and normalized(path.stem) in distribution_names(root)
-
-
-def _pyproject(path: Path) -> str | None:
-    if not path.is_file():
-        return None
-    try:
-        data = tomllib.loads(path.read_text(errors="replace"))
-    except tomllib.TOMLDecodeError:
-        return None
-    name = data.get("project", {}).get("name") or data.get("tool", {}).get("poetry", {}).get("name")
-    return name if isinstance(name, str) else None
-
-
-def _setup_cfg(path: Path) -> str | None:
-    if not path.is_file():
-        return None
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read(path)
-        return parser.get("metadata", "name", fallback=None)
-    except configparser.Error:
-        return None
-
-
-def _first(pattern: re.Pattern, path: Path) -> str | None:
-    if not path.is_file():
-        return None
-    match = pattern.search(path.read_text(errors="replace"))
-    return match.group(1) if match else None

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import configparser
 import re
-import sys
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from repoanchor.perturb.source.metadata_files import first_match, pyproject, setup_cfg
 
 DEFAULT_MIN_PYTHON = (3, 8)
 _LOWER_BOUND = re.compile(r"(>=|~=|>|==)\s*3\.(\d+)")
@@ -29,27 +24,5 @@ def min_python(root: Path) -> tuple[int, int]:
 
 
 def _requires_python(root: Path) -> str | None:
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            spec = tomllib.loads(pyproject.read_text()).get("project", {}).get("requires-python")
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            spec = None
-        if spec:
-            return spec
-    setup_cfg = root / "setup.cfg"
-    if setup_cfg.is_file():
-        parser = configparser.ConfigParser(interpolation=None)
-        try:
-            parser.read(setup_cfg)
-            spec = parser.get("options", "python_requires", fallback=None)
-        except configparser.Error:
-            spec = None
-        if spec:
-            return spec
-    setup_py = root / "setup.py"
-    if setup_py.is_file():
-        match = _SETUP_PY.search(setup_py.read_text(errors="replace"))
-        if match:
-            return match.group(1)
-    return None
+    spec = pyproject(root).get("project", {}).get("requires-python")
+    return spec or setup_cfg(root, "options", "python_requires") or first_match(root / "setup.py", _SETUP_PY)
