@@ -90,8 +90,9 @@ def code_of(
 
     `emission`: the file's. Where it reuses kept statements, the whole node is rendered: its unchanged
     statements are their kept code joined, and its new ones are kept for the file's next emissions (the
-    output holds them too). Otherwise long blocks are abbreviated first, as rendering is not free; an
-    abbreviated block is a new node, though, whose statements no emission has kept."""
+    output holds them too). Otherwise (a file indented or broken unlike a lone node's defaults, or an emission
+    made without its module) long blocks are abbreviated first, as rendering is not free; an abbreviated block is a
+    new node, though, whose statements no emission has kept."""
     if isinstance(node, cst.FlattenSentinel):
         parts = node.nodes[:SNIPPET_STATEMENTS]
         return "".join(known[1] if known and n is known[0] else code_of(n, emission=emission) for n in parts)

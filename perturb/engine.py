@@ -104,7 +104,7 @@ def _transform_source(source, path, passes, seed, fraction, project, floor, keep
     except (SourceError, cst.ParserSyntaxError, RecursionError) as exc:
         reason = _parse_reason(exc)
         return FileResult(path, None, [Skipped(get_transform(p.transform).id, path, reason) for p in passes])
-    emission = FileEmission()  # shared by every pass over this file, rerun included
+    emission = FileEmission(module)  # shared by every pass over this file, rerun included
     final, outcomes, code = _run_passes(module, text, path, passes, seed, fraction, project, None, emission)
     if not any(isinstance(o, Applied) for o in outcomes):
         return FileResult(path, None, outcomes, module, emission)

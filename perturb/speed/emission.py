@@ -57,9 +57,11 @@ class _Statement:
 class FileEmission:
     """Code and block line counts of successive states of one module, each statement emitted once."""
 
-    def __init__(self) -> None:
+    def __init__(self, module: cst.Module | None = None) -> None:
+        """`module`: the file's parse, whose indentation and newline every state keeps; given, snippets
+        (`node_code`) reuse and keep statements from the first one, before any whole emission of the file."""
         self._statements: dict[int, _Statement] = {}
-        self._defaults: tuple[str, str] | None = None
+        self._defaults = None if module is None else (module.default_indent, module.default_newline)
 
     def code(self, module: cst.Module, *, keep: bool = True) -> str:
         """`module.code`. `keep=False` for a last emission: its new statements are not kept for later ones."""
@@ -95,8 +97,8 @@ class FileEmission:
     def spans(self, module: cst.Module, nodes: list[cst.CSTNode], holders: list[tuple[cst.CSTNode, ...]]):
         """`node_spans(module, nodes)` (the code, and id(node) -> character span), in a keeping emission: the
         nodes and `holders` (each node's ancestors) are emitted afresh to mark the nodes, other statements reused,
-        and the new statements kept for the next emissions of the file. Snippets (`node_code`) go on as before it
-        until `code` runs: abbreviated where nothing was emitted yet, so change records do not depend on it."""
+        and the new statements kept for the next emissions of the file. Snippets (`node_code`) do not depend on it:
+        whether they reuse kept statements is settled by the file's defaults, not by the emissions made before."""
         state = _KeepingState(
             self._statements, default_indent=module.default_indent, default_newline=module.default_newline
         )

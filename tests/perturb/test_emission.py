@@ -147,3 +147,19 @@ def test_spans_in_a_keeping_emission_are_a_fresh_emissions(name: str, module: cs
     text, spans = emission.spans(state, nodes, [paths[id(node)] for node in nodes])
     assert (text, spans) == node_spans(state, nodes)
     assert emission.code(state, keep=False) == state.code
+
+
+@pytest.mark.parametrize(("name", "module"), named_modules(SOURCES, ODD, "odd"), ids=module_id)
+def test_snippets_of_a_file_emission_are_the_same_before_and_after_its_whole_emission(name: str, module: cst.Module):
+    """Given its module, an emission reuses statements for snippets from the first one: each statement's snippet is
+    LibCST's code of that node wherever the file's defaults are a lone node's, and the same whether or not the
+    whole file was emitted before (change records do not depend on which transform ran first)."""
+    statements = [stmt for block in indented_blocks(module) for stmt in block.body] + list(module.body)
+    first = FileEmission(module)
+    early = [first.node_code(stmt) for stmt in statements]
+    primed = FileEmission(module)
+    primed.code(module)
+    assert [primed.node_code(stmt) for stmt in statements] == early
+    if first.reuses_snippets:
+        assert early == [code_for_node(stmt) for stmt in statements]
+    assert first.code(module, keep=False) == module.code  # what the snippets kept is LibCST's code in the file
