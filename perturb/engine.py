@@ -22,7 +22,7 @@ from repoanchor.perturb.context import FileContext, ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
-from repoanchor.perturb.speed.emission import FileEmission
+from repoanchor.perturb.speed.emission import FileEmission, emissions_held
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.transforms import get_transform
 from repoanchor.perturb.validation.compile_check import CURRENT, compile_error
@@ -90,7 +90,7 @@ def transform_source(
     compiles nothing, as the running Python lies between the two that will."""
     project = project or ProjectInfo()
     floor = {"grammar": project.min_python, "current": max(project.min_python, CURRENT), "none": None}[check]
-    with cyclic_gc_deferred():
+    with cyclic_gc_deferred(), emissions_held():
         result = _transform_source(source, path, passes, seed, fraction, project, floor, keep_tree)
         if not keep_tree:
             result.module = result.emission = None

@@ -15,6 +15,8 @@ state is counted from its statements' numbers.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import libcst as cst
@@ -231,3 +233,12 @@ def _reusing_codegen(self, state, **kwargs) -> None:
 
 _REUSING_STATES = frozenset({_ReusingState, _KeepingState})
 _STATEMENTS_REUSED = ClassPatch((cst.BaseStatement, "_codegen", _reusing_codegen))
+
+
+@contextmanager
+def emissions_held() -> Iterator[None]:
+    """Both swaps the emissions of this module make (`emitting`, statements reused), held over a whole file's
+    passes by the engine: each emission then only counts itself in, where making and undoing the swaps each time
+    would also empty the interpreter's method caches for every LibCST class."""
+    with emitting(), _STATEMENTS_REUSED.applied():
+        yield

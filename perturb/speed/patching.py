@@ -7,8 +7,6 @@ nested blocks in any thread and undone when the last one ends.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 _INHERITED = object()
 
@@ -23,21 +21,23 @@ class ClassPatch:
         self._lock = threading.Lock()
         self._depth = 0
 
-    @contextmanager
-    def applied(self) -> Iterator[None]:
+    def applied(self) -> ClassPatch:
+        """The swaps, as a re-entrant context manager (itself: no generator to open per block)."""
+        return self
+
+    def __enter__(self) -> None:
         with self._lock:
             if self._depth == 0:
                 for owner, name, replacement in self._swaps:
                     setattr(owner, name, replacement)
             self._depth += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._depth -= 1
-                if self._depth == 0:
-                    for (owner, name, _), original in zip(self._swaps, self._originals, strict=True):
-                        if original is _INHERITED:
-                            delattr(owner, name)
-                        else:
-                            setattr(owner, name, original)
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0:
+                for (owner, name, _), original in zip(self._swaps, self._originals, strict=True):
+                    if original is _INHERITED:
+                        delattr(owner, name)
+                    else:
+                        setattr(owner, name, original)

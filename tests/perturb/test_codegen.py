@@ -53,6 +53,28 @@ def test_the_parentheses_shortcut_is_in_force_only_while_emitting():
     assert _BaseParenthesizedNode._parenthesize is before
 
 
+def test_a_file_s_passes_hold_both_swaps_and_leave_libcst_as_it_was():
+    """The engine holds the emission swaps over a file's passes; emissions inside only count themselves in, and
+    LibCST's own methods (the inherited `_codegen` of statements included) are back afterwards."""
+    from libcst._nodes.expression import _BaseParenthesizedNode
+
+    from repoanchor.perturb.engine import PassSpec, transform_source
+    from repoanchor.perturb.speed import codegen, emission
+
+    parenthesize, codegen_of_if = _BaseParenthesizedNode._parenthesize, cst.If._codegen
+    assert "_codegen" not in vars(cst.BaseStatement)
+    with emission.emissions_held():
+        assert _BaseParenthesizedNode._parenthesize is codegen._parenthesize
+        assert cst.If._codegen is emission._reusing_codegen
+        with emission.emissions_held():
+            pass
+        assert cst.If._codegen is emission._reusing_codegen
+    result = transform_source(b"def f(a):\n    if a < 1:\n        return 2\n", "m.py", [PassSpec("dead-code")])
+    assert result.new_source is not None
+    assert _BaseParenthesizedNode._parenthesize is parenthesize and cst.If._codegen is codegen_of_if
+    assert "_codegen" not in vars(cst.BaseStatement)
+
+
 @pytest.mark.parametrize(
     "source",
     ["x = ((a + b)) * (c)\n", "f((yield), [(1, 2)], {**(d)})\n", "y = -(a)[(0)]\nif (a):\n    z = (\n  b)\n"],
