@@ -71,7 +71,8 @@ def test_a_file_s_passes_hold_both_swaps_and_leave_libcst_as_it_was():
         assert cst.If._codegen is emission._reusing_codegen
     result = transform_source(b"def f(a):\n    if a < 1:\n        return 2\n", "m.py", [PassSpec("dead-code")])
     assert result.new_source is not None
-    assert _BaseParenthesizedNode._parenthesize is parenthesize and cst.If._codegen is codegen_of_if
+    assert _BaseParenthesizedNode._parenthesize is parenthesize
+    assert cst.If._codegen is codegen_of_if
     assert "_codegen" not in vars(cst.BaseStatement)
 
 
