@@ -10,6 +10,7 @@ module (see `perturb.treectx`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Sequence
 from typing import ClassVar, Protocol
@@ -79,6 +80,7 @@ SPT_IDS: tuple[str, ...] = tuple(list(TRANSFORMS)[:14])
 REPOMIRAGE_IDS: tuple[str, ...] = ("proxy-imports", "runtime-target-masking", "constant-externalization")
 
 
+@functools.cache  # asked once per pass per file; a failed lookup raises and is not cached
 def get_transform_class(spec: str) -> type[Transform]:
     spec = spec.partition("@")[0]  # "dead-method@1": one of several passes of a transform (one per keyword)
     path = TRANSFORMS.get(spec, spec)

@@ -14,6 +14,7 @@ file is compiled again under every interpreter, and restored if it still fails.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -76,10 +77,29 @@ def checked_versions(min_python: tuple[int, int]) -> list[tuple[int, int]]:
 
 
 def _compiled(interpreters: dict[tuple[int, int], str], files: list[Path]) -> dict[tuple[int, int], dict[str, str]]:
-    """{version: {path: error}} of `files` compiled under each interpreter, one subprocess each, at once."""
-    with ThreadPoolExecutor(max_workers=max(1, len(interpreters))) as pool:
-        futures = {version: pool.submit(check_with_interpreter, exe, files) for version, exe in interpreters.items()}
-    return {version: future.result() for version, future in futures.items()}
+    """{version: {path: error}} of `files` compiled under each interpreter: each interpreter's files in one part
+    per core (balanced by size), every part its own subprocess, as many at once as there are cores. One
+    subprocess per interpreter left a core idle once the quicker interpreter was done."""
+    parts = _parts(files, os.cpu_count() or 1)
+    jobs = [(version, exe, part) for version, exe in interpreters.items() for part in parts]
+    with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
+        futures = [(version, pool.submit(check_with_interpreter, exe, part)) for version, exe, part in jobs]
+    found: dict[tuple[int, int], dict[str, str]] = {version: {} for version in interpreters}
+    for version, future in futures:
+        found[version].update(future.result())
+    return found
+
+
+def _parts(files: list[Path], count: int) -> list[list[Path]]:
+    """`files` dealt into at most `count` parts of about equal size, largest first (each part in path order)."""
+    sizes = {path: path.stat().st_size for path in files}
+    parts: list[list[Path]] = [[] for _ in range(max(1, min(count, len(files))))]
+    totals = [0] * len(parts)
+    for path in sorted(files, key=lambda p: (-sizes[p], str(p))):
+        lightest = totals.index(min(totals))
+        parts[lightest].append(path)
+        totals[lightest] += sizes[path]
+    return [sorted(part) for part in parts]
 
 
 def _replayed(

@@ -128,3 +128,20 @@ def test_a_pass_no_python_accepts_is_rolled_back_alone(tmp_path: Path, check_int
         assert [type(o) for o in outcomes] == [Applied, Failed]
         assert "output does not compile, rolled back: SyntaxError" in outcomes[1].error
     assert ("3.13" in report.interpreter_checks) is check_interpreters
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 8])
+def test_the_compile_check_deals_files_into_balanced_parts(tmp_path: Path, count: int):
+    """Each interpreter's files are split into parts of about equal size, every file in exactly one part."""
+    from repoanchor.perturb.validation.crosscheck import _parts
+
+    files = []
+    for index, size in enumerate([9000, 10, 4000, 4000, 300, 700, 50, 8000]):
+        files.append(tmp_path / f"m{index}.py")
+        files[-1].write_text("x = 1\n" * (size // 6))
+    parts = _parts(files, count)
+    assert len(parts) == min(count, len(files))
+    assert sorted(path for part in parts for path in part) == sorted(files)
+    totals = sorted(sum(path.stat().st_size for path in part) for part in parts)
+    assert totals[-1] - totals[0] <= max(path.stat().st_size for path in files)
+    assert _parts([], count) == [[]]
