@@ -52,24 +52,27 @@ def string_literal(text: str, encoding: str = "utf-8") -> str:
     return '"' + "".join(out) + '"'
 
 
-def _inner_blocks(stmt: cst.BaseStatement) -> Iterator[Block]:
-    """The blocks of a compound statement that still belong to the enclosing function."""
+def _inner_blocks(stmt: cst.BaseStatement) -> Iterator[tuple[tuple[cst.CSTNode, ...], Block]]:
+    """The blocks of a compound statement that still belong to the enclosing function, each with the nodes
+    from `stmt` down to the block's parent (the ancestors a rewrite rebuilds)."""
     if isinstance(stmt, cst.If):
-        yield stmt.body
-        if stmt.orelse is not None:
-            yield from [stmt.orelse.body] if isinstance(stmt.orelse, cst.Else) else _inner_blocks(stmt.orelse)
+        yield (stmt,), stmt.body
+        if isinstance(stmt.orelse, cst.Else):
+            yield (stmt, stmt.orelse), stmt.orelse.body
+        elif stmt.orelse is not None:
+            yield from (((stmt, *holders), block) for holders, block in _inner_blocks(stmt.orelse))
     elif isinstance(stmt, (cst.For, cst.While, cst.Try, cst.TryStar)):
-        yield stmt.body
+        yield (stmt,), stmt.body
         if isinstance(stmt, (cst.Try, cst.TryStar)):
-            yield from (handler.body for handler in stmt.handlers)
+            yield from (((stmt, handler), handler.body) for handler in stmt.handlers)
             if stmt.finalbody is not None:
-                yield stmt.finalbody.body
+                yield (stmt, stmt.finalbody), stmt.finalbody.body
         if stmt.orelse is not None:
-            yield stmt.orelse.body
+            yield (stmt, stmt.orelse), stmt.orelse.body
     elif isinstance(stmt, cst.With):
-        yield stmt.body
+        yield (stmt,), stmt.body
     elif isinstance(stmt, cst.Match):
-        yield from (case.body for case in stmt.cases)
+        yield from (((stmt, case), case.body) for case in stmt.cases)
 
 
 def _terminal(stmt: cst.BaseStatement) -> str | None:
@@ -93,35 +96,35 @@ class _Collector(SiteCollector):
         if found:
             self.ctx.skip(f"introspection: {found} could observe the new local", self.label(node))
         else:
-            self._block(node.body, function_body=True)
+            self._block(node.body, (*self.ancestors, node), function_body=True)
         return True
 
-    def add(self, node: cst.CSTNode, **data) -> Site:
-        # Found by recursion inside visit_FunctionDef, so the walker's ancestor stack does not
-        # reach them: an empty path makes rewrite_sites look their ancestors up.
-        site = Site(node, self.label(node), data)
-        self.sites.append(site)
-        return site
+    def _add(self, node: cst.CSTNode, path: tuple[cst.CSTNode, ...]) -> None:
+        # Found by recursion inside visit_FunctionDef, beyond the walker's ancestor stack: the recursion keeps
+        # each site's ancestors itself, so that no rewrite has to walk the module to find them.
+        self.sites.append(Site(node, self.label(node), {}, path))
 
-    def _block(self, block: Block, function_body: bool = False) -> None:
+    def _block(self, block: Block, path: tuple[cst.CSTNode, ...], function_body: bool = False) -> None:
+        """`path`: the block's ancestors, from the module down to its parent."""
         docstring_skip = "docstring: inserting before it would turn it into a plain expression"
         if isinstance(block, cst.SimpleStatementSuite):
             if function_body and is_docstring(block.body[0]):
                 self.ctx.skip(docstring_skip, self.label(block))
             else:
-                self.add(block)
+                self._add(block, path)
             return
         terminated = None
+        inside = (*path, block)
         for index, stmt in enumerate(block.body):
             if function_body and index == 0 and is_docstring(stmt):
                 self.ctx.skip(docstring_skip, self.label(stmt))
             elif terminated:
                 self.ctx.skip(f"unreachable: after a {terminated} in the same block", self.label(stmt))
             else:
-                self.add(stmt)
+                self._add(stmt, inside)
             terminated = terminated or _terminal(stmt)
-            for inner in _inner_blocks(stmt):
-                self._block(inner)
+            for holders, inner in _inner_blocks(stmt):
+                self._block(inner, (*inside, *holders))
 
 
 class _Inserter:

@@ -66,3 +66,34 @@ def test_walking_and_rewriting_leave_nothing_for_the_cyclic_collector(source: st
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+_BRANCHY = (
+    "def f(a):\n    if a:\n        x = 1\n    elif a > 2:\n        y = 2\n    elif a > 3: z = 3\n    else:\n        w = 4\n"
+    "    for i in a:\n        pass\n    else:\n        v = 5\n    while a:\n        break\n    else:\n        u = 6\n"
+    "    try:\n        t = 7\n    except E:\n        s = 8\n    except F as e:\n        r = 9\n    else:\n        q = 1\n"
+    "    finally:\n        p = 2\n    with c as d:\n        o = 3\n    match a:\n        case 1:\n            n = 4\n"
+    "        case _:\n            m = 5\n    def g(): return 6\n    class K:\n        def h(self):\n            l = 7\n"
+    "    return a\n"
+)
+
+
+@pytest.mark.parametrize("transform", ["dead-string-assign", "dead-code", "comparison-swap", "for-to-while"])
+@pytest.mark.parametrize("name", ["branchy", "walk.py", "engine.py"])
+def test_the_ancestors_a_collector_records_are_those_a_walk_finds(transform: str, name: str):
+    """A rewrite rebuilds only along the recorded ancestors: a wrong one would leave its site untouched."""
+    from pathlib import Path
+
+    from repoanchor.perturb.context import FileContext
+    from repoanchor.perturb.engine import rng_for
+    from repoanchor.perturb.transforms import get_transform
+
+    folder = Path(__file__).parents[2] / "perturb"
+    source = _BRANCHY if name == "branchy" else (folder / name).read_text()
+    module = cst.parse_module(source)
+    ctx = FileContext(transform, name, module, rng_for(0, transform, name), ("kw",))
+    sites = get_transform(transform).candidates(module, ctx)
+    assert sites or name != "branchy"
+    found = ancestor_paths(module, [site.node for site in sites])
+    for site in sites:
+        assert site.path == found[id(site.node)], site.where
