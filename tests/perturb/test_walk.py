@@ -68,14 +68,46 @@ def test_walking_and_rewriting_leave_nothing_for_the_cyclic_collector(source: st
         gc.enable()
 
 
-_BRANCHY = (
-    "def f(a):\n    if a:\n        x = 1\n    elif a > 2:\n        y = 2\n    elif a > 3: z = 3\n    else:\n        w = 4\n"
-    "    for i in a:\n        pass\n    else:\n        v = 5\n    while a:\n        break\n    else:\n        u = 6\n"
-    "    try:\n        t = 7\n    except E:\n        s = 8\n    except F as e:\n        r = 9\n    else:\n        q = 1\n"
-    "    finally:\n        p = 2\n    with c as d:\n        o = 3\n    match a:\n        case 1:\n            n = 4\n"
-    "        case _:\n            m = 5\n    def g(): return 6\n    class K:\n        def h(self):\n            l = 7\n"
-    "    return a\n"
-)
+_BRANCHY = """\
+def f(a):
+    if a:
+        x = 1
+    elif a > 2:
+        y = 2
+    elif a > 3: z = 3
+    else:
+        w = 4
+    for i in a:
+        pass
+    else:
+        v = 5
+    while a:
+        break
+    else:
+        u = 6
+    try:
+        t = 7
+    except E:
+        s = 8
+    except F as e:
+        r = 9
+    else:
+        q = 1
+    finally:
+        p = 2
+    with c as d:
+        o = 3
+    match a:
+        case 1:
+            n = 4
+        case _:
+            m = 5
+    def g(): return 6
+    class K:
+        def h(self):
+            l = 7
+    return a
+"""
 
 
 @pytest.mark.parametrize("transform", ["dead-string-assign", "dead-code", "comparison-swap", "for-to-while"])
