@@ -55,7 +55,7 @@ def _class_index_part(files: list[str], root: Path) -> tuple[dict[str, set[str]]
     bases: dict[str, list[str]] = {}
     enumerated: set[str] = set()
     with cyclic_gc_deferred():  # `ast` trees hold no cycles
-        for source, tree in _parsed(root, files):
+        for source, tree in _parsed(root, files, lambda source: may_define_class(source) or may_enumerate(source)):
             enumerated |= enumerated_classes(tree) if may_enumerate(source) else set()
             for node in class_defs(tree):
                 members.setdefault(node.name, set()).update(_body_names(node.body))
@@ -117,6 +117,16 @@ def may_enumerate(source: bytes | str) -> bool:
     Non-ASCII text is always read: identifiers are NFKC-normalised, so other characters can spell `dir`."""
     data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
     return not data.isascii() or _ENUMERATION_WORDS.search(data) is not None
+
+
+_CLASS_LINE = re.compile(rb"(?:^|\r)[ \t\f]*class\b", re.MULTILINE)
+
+
+def may_define_class(source: bytes) -> bool:
+    """False only when `source` holds no class statement: a compound statement starts a line (after
+    indentation, which may hold form feeds), so no line starts with the word `class` (about a third of sympy's
+    modules: they need no parse). Non-ASCII text is always read, as for `may_enumerate`."""
+    return not source.isascii() or _CLASS_LINE.search(source) is not None
 
 
 class _Enumerations(ast.NodeVisitor):

@@ -43,3 +43,40 @@ def test_no_skipped_file_of_ours_lists_members():
     assert len(skipped) > 100
     for path in skipped:
         assert enumerated_classes(ast.parse(path.read_bytes())) == set(), path
+
+
+DEFINES_CLASS = [
+    "class A:\n    pass\n",
+    "if x:\n    class B(object): pass\n",
+    "x = 1\n\x0c\nclass C: ...\n",  # a form feed in the indentation
+    "x = 1\r\n    class D:\r\n        y = 2\r\n",
+    "x = 1\r\rclass E: pass\r",  # old Mac line ends
+    "def f():\n\tclass F:\n\t\tpass\n",
+    "s = 'ünïcode'\n",  # non-ASCII: always read
+]
+NO_CLASS = ["x = klass()\n", "y = 'a class'\n", "def classify(): return 1\n", "subclass = 1\n"]
+
+
+@pytest.mark.parametrize("source", DEFINES_CLASS)
+def test_a_file_that_may_define_a_class_is_parsed(source: str):
+    from repoanchor.perturb.source.project import may_define_class
+
+    assert may_define_class(source.encode())
+
+
+@pytest.mark.parametrize("source", NO_CLASS)
+def test_a_file_without_a_class_statement_is_passed_over(source: str):
+    from repoanchor.perturb.source.project import class_defs, may_define_class
+
+    assert not may_define_class(source.encode())
+    assert list(class_defs(ast.parse(source))) == []
+
+
+def test_no_file_of_ours_passed_over_defines_a_class():
+    from repoanchor.perturb.source.project import class_defs, may_define_class
+
+    paths = sorted(p for folder in ("perturb", "evals", "tests") for p in (ROOT / folder).rglob("*.py"))
+    skipped = [p for p in paths if not may_define_class(p.read_bytes())]
+    assert len(skipped) > 50
+    for path in skipped:
+        assert list(class_defs(ast.parse(path.read_bytes()))) == [], path
