@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from repoanchor.perturb.tree import TreeReport
 
 NEWEST_CHECKED = (3, 13)
+PART_BYTES = 2_000_000
+"""Compiled in about a quarter of a second: a part worth an interpreter's start (tens of milliseconds)."""
 
 Replay = Callable[[list[str]], "dict[str, tuple[list[Outcome], FileResult]]"]
 """Files' passes run again with the grammar checked (in parallel, as the passes ran), each with its outcomes as
@@ -77,10 +79,12 @@ def checked_versions(min_python: tuple[int, int]) -> list[tuple[int, int]]:
 
 
 def _compiled(interpreters: dict[tuple[int, int], str], files: list[Path]) -> dict[tuple[int, int], dict[str, str]]:
-    """{version: {path: error}} of `files` compiled under each interpreter: each interpreter's files in one part
-    per core (balanced by size), every part its own subprocess, as many at once as there are cores. One
-    subprocess per interpreter left a core idle once the quicker interpreter was done."""
-    parts = _parts(files, os.cpu_count() or 1)
+    """{version: {path: error}} of `files` compiled under each interpreter: each interpreter's files in parts of
+    at least PART_BYTES, one per core at most (balanced by size), every part its own subprocess, as many at once as
+    there are cores. One subprocess per interpreter left a core idle once the quicker interpreter was done; a small
+    variant stays in one part, as each subprocess costs an interpreter's start."""
+    total = sum(path.stat().st_size for path in files)
+    parts = _parts(files, min(os.cpu_count() or 1, max(1, total // PART_BYTES)))
     jobs = [(version, exe, part) for version, exe in interpreters.items() for part in parts]
     with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
         futures = [(version, pool.submit(check_with_interpreter, exe, part)) for version, exe, part in jobs]
