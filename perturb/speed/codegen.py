@@ -5,8 +5,8 @@ so that `PositionProvider` can subclass it and record where each node starts and
 emission never reads those positions, yet pays for the generator on every node: `PlainState`
 makes the hook one shared no-op context. Every expression also opens a generator-based context for
 its parentheses (`_parenthesize`), although most have none: inside `emitting()` an expression without
-parentheses hands back the state's position context itself (the same enter and exit, for any state).
-The tokens, and so the text, are LibCST's own.
+parentheses hands back the state's position context itself (the same enter and exit, for any state), and one
+with parentheses a small context object doing what the generator did. The tokens, and so the text, are LibCST's own.
 """
 
 from __future__ import annotations
@@ -23,14 +23,36 @@ from repoanchor.perturb.speed.patching import ClassPatch
 
 _NO_POSITIONS = nullcontext()
 _DEFAULT = cst.Module(body=[])
-_ORIGINAL_PARENTHESIZE = _BaseParenthesizedNode._parenthesize
 
 
 def _parenthesize(self, state: CodegenState):
     """LibCST's `_parenthesize`, which with no parentheses to emit is exactly its position context."""
     if not self.lpar and not self.rpar:
         return state.record_syntactic_position(self)
-    return _ORIGINAL_PARENTHESIZE(self, state)
+    return _Parenthesized(self, state)
+
+
+class _Parenthesized:
+    """LibCST's `_parenthesize` for a node with parentheses, without a generator: the left ones, the position
+    context around the node's own tokens, the right ones (not after an error, as there)."""
+
+    __slots__ = ("node", "state", "position")
+
+    def __init__(self, node, state: CodegenState) -> None:
+        self.node, self.state = node, state
+
+    def __enter__(self) -> None:
+        for lpar in self.node.lpar:
+            lpar._codegen(self.state)
+        self.position = self.state.record_syntactic_position(self.node)
+        self.position.__enter__()
+
+    def __exit__(self, kind, value, traceback) -> bool:
+        self.position.__exit__(kind, value, traceback)
+        if kind is None:
+            for rpar in self.node.rpar:
+                rpar._codegen(self.state)
+        return False
 
 
 _EMITTING = ClassPatch((_BaseParenthesizedNode, "_parenthesize", _parenthesize))
