@@ -83,8 +83,8 @@ def _compiled(interpreters: dict[tuple[int, int], str], files: list[Path]) -> di
     at least PART_BYTES, one per core at most (balanced by size), every part its own subprocess, as many at once as
     there are cores. One subprocess per interpreter left a core idle once the quicker interpreter was done; a small
     variant stays in one part, as each subprocess costs an interpreter's start."""
-    total = sum(path.stat().st_size for path in files)
-    parts = _parts(files, min(os.cpu_count() or 1, max(1, total // PART_BYTES)))
+    sizes = {path: path.stat().st_size for path in files}
+    parts = _parts(sizes, min(os.cpu_count() or 1, max(1, sum(sizes.values()) // PART_BYTES)))
     jobs = [(version, exe, part) for version, exe in interpreters.items() for part in parts]
     with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
         futures = [(version, pool.submit(check_with_interpreter, exe, part)) for version, exe, part in jobs]
@@ -94,12 +94,12 @@ def _compiled(interpreters: dict[tuple[int, int], str], files: list[Path]) -> di
     return found
 
 
-def _parts(files: list[Path], count: int) -> list[list[Path]]:
-    """`files` dealt into at most `count` parts of about equal size, largest first (each part in path order)."""
-    sizes = {path: path.stat().st_size for path in files}
-    parts: list[list[Path]] = [[] for _ in range(max(1, min(count, len(files))))]
+def _parts(sizes: dict[Path, int], count: int) -> list[list[Path]]:
+    """The files of `sizes` (path -> bytes) dealt into at most `count` parts of about equal size, largest first
+    (each part in path order)."""
+    parts: list[list[Path]] = [[] for _ in range(max(1, min(count, len(sizes))))]
     totals = [0] * len(parts)
-    for path in sorted(files, key=lambda p: (-sizes[p], str(p))):
+    for path in sorted(sizes, key=lambda p: (-sizes[p], str(p))):
         lightest = totals.index(min(totals))
         parts[lightest].append(path)
         totals[lightest] += sizes[path]

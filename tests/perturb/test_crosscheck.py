@@ -139,9 +139,9 @@ def test_the_compile_check_deals_files_into_balanced_parts(tmp_path: Path, count
     for index, size in enumerate([9000, 10, 4000, 4000, 300, 700, 50, 8000]):
         files.append(tmp_path / f"m{index}.py")
         files[-1].write_text("x = 1\n" * (size // 6))
-    parts = _parts(files, count)
+    parts = _parts({path: path.stat().st_size for path in files}, count)
     assert len(parts) == min(count, len(files))
     assert sorted(path for part in parts for path in part) == sorted(files)
     totals = sorted(sum(path.stat().st_size for path in part) for part in parts)
     assert totals[-1] - totals[0] <= max(path.stat().st_size for path in files)
-    assert _parts([], count) == [[]]
+    assert _parts({}, count) == [[]]
