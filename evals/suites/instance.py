@@ -24,14 +24,8 @@ from repoanchor.evals.harness.grading import patched_files
 from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.suite_format import safe_name
 from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, grading_row, rejection, scrub, task_row
-from repoanchor.evals.suites.remap import (
-    Rejected,
-    decoys,
-    gold_tree,
-    perturb_pair,
-    remap_patch,
-    remap_record,
-)
+from repoanchor.evals.suites.pair import GoldPerturbation, perturb_variant, yielding_to
+from repoanchor.evals.suites.remap import Rejected, decoys, gold_tree, remap_patch, remap_record
 from repoanchor.evals.suites.stage_clock import StageClock
 from repoanchor.evals.suites.validate import (
     clone,
@@ -40,12 +34,13 @@ from repoanchor.evals.suites.validate import (
     level3_after,
     level3_before,
     module_names,
-    validate_task,
+    validate_bare,
+    validate_patched,
 )
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.metadata import variant_metadata
 from repoanchor.perturb.source.files import source_files
-from repoanchor.perturb.tree import ApplyConfig
+from repoanchor.perturb.tree import ApplyConfig, TreeReport
 from repoanchor.perturb.validation.validate import changed_files
 from repoanchor.perturb.variant_git import IntegrityError, carry_version_tag, init_single_commit
 
@@ -70,13 +65,13 @@ class Work:
     with_gold: Path | None = None
     original_verdict: str | None = None
     keep: bool = False
+    """Keep scratch trees for debugging."""
     pair_processes: int = 1
-    """Processes for a variant's two perturbations (V and V'), see `remap.perturb_pair`."""
+    """2: a variant's V' is perturbed in a process of its own, beside V's first checks (see pair.py)."""
     python_version: str | None = None
     """"X.Y" of the instance's interpreter (set by `prepare`)."""
     imports_ok: dict[str, bool] = field(default_factory=dict)
     """Module -> whether it imports in the installed original (computed once per instance)."""
-    """Keep scratch trees for debugging."""
     tasks: list[dict] = field(default_factory=list)
     rejected: list[dict] = field(default_factory=list)
     summary: dict | None = None
@@ -125,11 +120,7 @@ def build_task(work: Work, task_id: str, config: ApplyConfig, truth_extra: dict,
     name = safe_name(task_id)
     repo = work.export / "repos" / name
     try:
-        with work.clock.stage("perturbation"):  # the variant, its commit and the remapped patch
-            truth = {**_make_variant(work, task_id, config, repo), **truth_extra}
-        check = clone(repo, work.root / f"check-{name}")
-        excuse = partial(_failing_in_original, work)
-        truth["validation"] = validate_task(check, truth, work.env, work.timeout, work.clock, excuse)
+        truth = {**_task(work, task_id, config, repo), **truth_extra}
     except Rejected as exc:
         shutil.rmtree(repo, ignore_errors=True)
         reason = _explain(work, exc)
@@ -152,41 +143,66 @@ def build_task(work: Work, task_id: str, config: ApplyConfig, truth_extra: dict,
     failpoint("suite.variant-staged", safe_name(work.row["instance_id"]))
 
 
-def _make_variant(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
+def _task(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
+    """The variant V, committed and run before the patch while V' is made (beside it, with a core to spare: see
+    pair.py), then the remapped gold patch and the run after it: the task's ground truth, or Rejected."""
     name = safe_name(task_id)
-    variant_gold = work.root / f"variant-gold-{name}"
-    report, report_gold = perturb_pair(
-        work.original, work.with_gold, config, repo, variant_gold, processes=work.pair_processes
-    )
+    with work.clock.stage("perturbation"):
+        background = work.pair_processes >= 2
+        variant_gold = work.root / f"variant-gold-{name}"
+        report, gold = perturb_variant(work.original, work.with_gold, config, repo, variant_gold, background)
+    try:
+        with work.clock.stage("perturbation"), yielding_to(gold.report):
+            commit, checks, tag = _commit(work, repo)
+            metadata = variant_metadata(work.original, config, report)
+        remapped = partial(_remapped, work, name, variant_gold, report, gold)
+        with yielding_to(gold.report, remapped):
+            check = clone(repo, work.root / f"check-{name}")
+            bare_row = grading_row(work.row, task_id, commit, "")  # the run before the patch needs none
+            excuse = partial(_failing_in_original, work)
+            before = validate_bare(check, bare_row, checks, work.env, work.timeout, work.clock, excuse)
+        with work.clock.stage("perturbation"):
+            patch, dropped = remapped()
+    finally:
+        gold.close()
+    row = grading_row(work.row, task_id, commit, patch)
+    checks["patch_files"] = [f for f in patched_files(patch) if f.endswith(".py")]
+    metadata["source"] = f"{work.row['repo']}@{work.row['base_commit']}"
+    truth = {
+        "format": TRUTH_FORMAT,
+        "task_id": task_id,
+        "suite": work.suite,
+        "source_instance": work.row["instance_id"],
+        "row": row,
+        "gold_patch": work.row["patch"],
+        "apply_config": {k: v for k, v in asdict(config).items() if k != "workers"},
+        "remap": remap_record(work.row, patch, work.original, dropped),
+        "level1": checks,
+        "metadata": metadata,
+        "version_tag": tag,
+    }
+    after = validate_patched(check, row, checks, work.env, work.timeout, work.clock, excuse)
+    return truth | {"validation": {"level1": "ok", "before": before, "after": after}}
+
+
+def _commit(work: Work, repo: Path) -> tuple[str, dict, str | None]:
+    """V's one commit (every file of the original still there), its version tag, and its level-1 checks."""
     try:  # the perturbation adds and rewrites files, never removes one: all of the original's must be there
         commit = init_single_commit(repo, expect=source_files(work.original))
     except IntegrityError as exc:
         raise Rejected("integrity", str(exc).replace(str(work.root), "<work>")) from None
     tag = carry_version_tag(work.original, repo)
-    dropped = decoys(report, report_gold)
-    patch = remap_patch(repo, variant_gold, work.root / f"remap-{name}", dropped)
+    changed = [f for f in changed_files(work.original, repo) if f.endswith(".py")]
+    return commit, {"files": changed, "modules": _candidate_modules(work, changed)}, tag
+
+
+def _remapped(work: Work, name: str, variant_gold: Path, report: TreeReport, gold: GoldPerturbation):
+    """The remapped gold patch (`git diff V V'`, decoys dropped) and the decoys dropped from it; V' waited for."""
+    dropped = decoys(report, gold.report())
+    patch = remap_patch(work.export / "repos" / name, variant_gold, work.root / f"remap-{name}", dropped)
     if not patch.strip():
         raise Rejected("remap", "the remapped gold patch is empty: perturbation erased the fix")
-    changed = [f for f in changed_files(work.original, repo) if f.endswith(".py")]
-    metadata = variant_metadata(work.original, config, report)
-    metadata["source"] = f"{work.row['repo']}@{work.row['base_commit']}"
-    return {
-        "format": TRUTH_FORMAT,
-        "task_id": task_id,
-        "suite": work.suite,
-        "source_instance": work.row["instance_id"],
-        "row": grading_row(work.row, task_id, commit, patch),
-        "gold_patch": work.row["patch"],
-        "apply_config": {k: v for k, v in asdict(config).items() if k != "workers"},
-        "remap": remap_record(work.row, patch, work.original, dropped),
-        "level1": {
-            "files": changed,
-            "patch_files": [f for f in patched_files(patch) if f.endswith(".py")],
-            "modules": _candidate_modules(work, changed),
-        },
-        "metadata": metadata,
-        "version_tag": tag,
-    }
+    return patch, dropped
 
 
 def _candidate_modules(work: Work, changed: list[str]) -> dict[str, str]:

@@ -11,21 +11,13 @@ their changes are dropped from the patch rather than handed to graders as part o
 
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
 import subprocess
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 from repoanchor.evals.harness import instance_env
 from repoanchor.evals.harness.grading import apply_patch, patched_files
-from repoanchor.perturb.results import nothing_rewritten
-from repoanchor.perturb.transforms import get_transform_class
-from repoanchor.perturb.tree import ApplyConfig, TreeReport, apply_tree
-
-PR_SET_PDEATHSIG = 1
+from repoanchor.perturb.tree import TreeReport
 
 
 class Rejected(Exception):
@@ -61,48 +53,6 @@ def gold_tree(original: Path, row: dict, dest: Path) -> Path:
         if line.endswith((".orig", ".rej")) and line not in wanted:
             (dest / line).unlink()
     return dest
-
-
-def perturb_pair(
-    original: Path, with_gold: Path, config: ApplyConfig, variant: Path, variant_gold: Path, processes: int = 1
-) -> tuple[TreeReport, TreeReport]:
-    """V and V': the same config and seed on both trees (neither `.git` is copied by apply_tree), and the
-    original's words for generated names on both (the gold patch's identifiers would rename V''s files).
-    `processes` 2: the two trees are perturbed at once, each in a process of its own (each is a pure function
-    of its inputs: the same trees as one after the other)."""
-    gold_config = replace(config, vocabulary_from=original)
-    if processes >= 2:
-        for transform in config.transforms:  # imported here, once: every pair's two forked processes inherit them
-            get_transform_class(transform)
-        with ProcessPoolExecutor(max_workers=2, initializer=_die_with_parent) as pool:
-            futures = (
-                pool.submit(apply_tree, original, variant, config),
-                pool.submit(apply_tree, with_gold, variant_gold, gold_config),
-            )
-            reports = futures[0].result(), futures[1].result()
-    else:
-        reports = apply_tree(original, variant, config), apply_tree(with_gold, variant_gold, gold_config)
-    unchanged = nothing_rewritten(reports[0].outcomes)
-    if unchanged:  # a copy of the original must never pass for a perturbed task
-        raise Rejected("perturb", unchanged)
-    for report in reports:
-        if report.integrity_errors:
-            raise Rejected(
-                "perturb",
-                "a perturbed file fails the cross-interpreter compile check",
-                {"files": report.integrity_errors},
-            )
-    return reports
-
-
-def _die_with_parent() -> None:
-    """A build killed mid-pair takes its two perturbing processes with it (Linux): left running, they would
-    go on writing into the work folder that a resumed build discards and makes again."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # no prctl (not Linux): the processes end when their tree is written
-        pass
 
 
 def decoys(*reports: TreeReport) -> list[str]:

@@ -177,17 +177,34 @@ def validate_task(
     variant must import (what `suite validate` checks again)."""
     # An original task (suite `original`) changed no file: level 1 has nothing to check.
     row, checks = truth["row"], truth.get("level1") or {"files": [], "modules": {}, "patch_files": []}
+    before = validate_bare(check, row, checks, env, timeout, clock, excuse)
+    after = validate_patched(check, row, checks, env, timeout, clock, excuse)
+    return {"level1": "ok", "before": before, "after": after}
+
+
+def validate_bare(
+    check: Path, row: dict, checks: dict, env: EnvSpec, timeout: float, clock: StageClock | None, excuse=None
+) -> dict:
+    """What needs no gold patch: level 1 on the variant as committed, and the run before the patch (its record).
+    `row` may still lack the remapped patch (a build makes it meanwhile)."""
     compile_check(check, checks["files"], "variant")
     with timed(clock, "tests"):
         before = level3_before(check, row, env, timeout)
     with timed(clock, "imports"):
         import_check(check, checks, env, "variant", excuse)
+    return before
+
+
+def validate_patched(
+    check: Path, row: dict, checks: dict, env: EnvSpec, timeout: float, clock: StageClock | None, excuse=None
+) -> dict:
+    """The run after the remapped gold patch (`row['patch']`) (its record), and level 1 on the files it changes."""
     with timed(clock, "tests"):
         after = level3_after(check, row, env, timeout)
     compile_check(check, checks["patch_files"], "variant + remapped gold patch")
     with timed(clock, "imports"):
         import_check(check, checks, env, "variant + remapped gold patch", excuse)
-    return {"level1": "ok", "before": before, "after": after}
+    return after
 
 
 def suite_env(

@@ -1,5 +1,5 @@
-"""perturb_pair on two processes: V and V' perturbed at once are byte for byte, report for report, the pair
-perturbed one after the other (the RepoMirage transforms, whose draws run across the whole tree)."""
+"""perturb_pair with V' in a process of its own: V and V' are byte for byte, report for report, the pair perturbed
+one after the other in one process (the RepoMirage transforms, whose draws run across the whole tree)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_suite import fixture_dataset
 
-from repoanchor.evals.suites.remap import perturb_pair
+from repoanchor.evals.suites.pair import perturb_pair
 from repoanchor.perturb.tree import ApplyConfig
 
 MIRAGE = ["proxy-imports", "runtime-target-masking", "constant-externalization"]
@@ -45,7 +45,7 @@ def test_the_pair_on_two_processes_is_the_pair_one_after_the_other(seed: int, tm
 def _parent_death_signal(_: int) -> int:
     import ctypes
 
-    from repoanchor.evals.suites.remap import _die_with_parent
+    from repoanchor.evals.suites.pair import _die_with_parent
 
     _die_with_parent()
     libc, found = ctypes.CDLL(None, use_errno=True), ctypes.c_int(-1)
@@ -76,7 +76,7 @@ def test_the_pairs_processes_inherit_the_transforms_instead_of_importing_them(tm
     code = f"""
 import sys
 from pathlib import Path
-from repoanchor.evals.suites.remap import perturb_pair
+from repoanchor.evals.suites.pair import perturb_pair
 from repoanchor.perturb.tree import ApplyConfig
 t = Path(sys.argv[1])
 config = ApplyConfig({MIRAGE!r}, seed=0, check_interpreters=False)
@@ -85,3 +85,40 @@ print(*sorted(m for m in sys.modules if m.startswith("repoanchor.perturb.mirage.
 """
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
     assert len(out.stdout.split()) == len(MIRAGE)
+
+
+class Refused(Exception):
+    pass
+
+
+def _refuse(label: str):
+    def check():
+        raise Refused(label)
+
+    return check
+
+
+@pytest.mark.parametrize(
+    ("earlier", "expected"),
+    [
+        ((), "the block's own"),  # nothing comes before it: its own failure
+        ((lambda: None,), "the block's own"),  # what comes before passes
+        ((lambda: None, _refuse("V' crashed")), "V' crashed"),
+        ((_refuse("V' fails to compile"), _refuse("the remap is empty")), "V' fails to compile"),
+    ],
+)
+def test_a_failure_met_while_v_prime_ran_gives_way_to_the_checks_that_come_before_it(earlier, expected):
+    from repoanchor.evals.suites.pair import yielding_to
+
+    with pytest.raises(Refused) as raised, yielding_to(*earlier):
+        raise Refused("the block's own")
+    assert str(raised.value) == expected
+
+
+def test_the_checks_before_a_block_run_only_when_it_fails():
+    from repoanchor.evals.suites.pair import yielding_to
+
+    ran = []
+    with yielding_to(lambda: ran.append("V'")):
+        pass
+    assert ran == []

@@ -100,7 +100,8 @@ def test_tracked_files_named_like_caches_are_copied_and_committed(tmp_path):
 
 def test_a_variant_with_no_rewritten_site_is_rejected_saying_why(tmp_path):
     """Every pass skipped: the 'variant' would be a copy of the original carrying the perturbed label."""
-    from repoanchor.evals.suites.remap import Rejected, perturb_pair
+    from repoanchor.evals.suites.pair import perturb_pair
+    from repoanchor.evals.suites.remap import Rejected
     from repoanchor.perturb.tree import ApplyConfig
 
     for name in ("original", "with-gold"):
