@@ -14,6 +14,7 @@ import shlex
 import subprocess
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path, PurePosixPath
 
@@ -23,10 +24,11 @@ from repoanchor.evals.harness.grading import grade, run_command, run_tests
 from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.venv_build import command_env, locked, private_copy
 from repoanchor.evals.suites.import_probe import IMPORT_SCRIPT
+from repoanchor.evals.suites.pair import yielding_to
 from repoanchor.evals.suites.remap import Rejected, run_git
 from repoanchor.evals.suites.stage_clock import StageClock, timed
 from repoanchor.perturb.source.files import is_test_file
-from repoanchor.perturb.validation.validate import compile_errors
+from repoanchor.perturb.validation.validate import compile_errors, compile_sources, read_sources
 
 # Importing these runs a program, not a module.
 NOT_IMPORTED = {"setup.py", "conftest.py", "__main__.py", "noxfile.py", "fabfile.py"}
@@ -92,7 +94,10 @@ def install_for_imports(tree: Path, env: EnvSpec, timeout: float = 1800) -> None
 
 
 def compile_check(tree: Path, files: list[str], when: str) -> None:
-    errors = compile_errors(tree, files)
+    refuse_uncompiled(compile_errors(tree, files), when)
+
+
+def refuse_uncompiled(errors: dict[str, str], when: str) -> None:
     if errors:
         raise Rejected("level1", f"{when}: {len(errors)} changed file(s) do not compile", {"compile": errors})
 
@@ -186,10 +191,20 @@ def validate_bare(
     check: Path, row: dict, checks: dict, env: EnvSpec, timeout: float, clock: StageClock | None, excuse=None
 ) -> dict:
     """What needs no gold patch: level 1 on the variant as committed, and the run before the patch (its record).
-    `row` may still lack the remapped patch (a build makes it meanwhile)."""
-    compile_check(check, checks["files"], "variant")
-    with timed(clock, "tests"):
-        before = level3_before(check, row, env, timeout)
+    `row` may still lack the remapped patch (a build makes it meanwhile).
+
+    The changed files are read first and compiled on a thread while the run's subprocess works (the run's install
+    writes into the tree); a compile error still comes first, as when the compile ran before the run."""
+    sources = read_sources(check, checks["files"])
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        compiled = beside.submit(compile_sources, sources)
+
+        def uncompiled() -> None:
+            refuse_uncompiled(compiled.result(), "variant")
+
+        with yielding_to(uncompiled), timed(clock, "tests"):
+            before = level3_before(check, row, env, timeout)
+        uncompiled()
     with timed(clock, "imports"):
         import_check(check, checks, env, "variant", excuse)
     return before
