@@ -145,3 +145,19 @@ def test_the_compile_check_deals_files_into_balanced_parts(tmp_path: Path, count
     totals = sorted(sum(path.stat().st_size for path in part) for part in parts)
     assert totals[-1] - totals[0] <= max(path.stat().st_size for path in files)
     assert _parts({}, count) == [[]]
+
+
+@pytest.mark.parametrize(
+    ("total", "interpreters", "cores", "expected"),
+    [
+        (100_000, 1, 2, 1),  # small: one interpreter's start is all it is worth
+        (1_000_000, 1, 2, 2),  # one interpreter would leave a core idle
+        (1_000_000, 2, 2, 1),  # two interpreters fill two cores already
+        (5_000_000, 2, 2, 2),  # big: parts even out the interpreters' finishing times
+        (50_000_000, 1, 4, 4),  # never more parts than cores
+    ],
+)
+def test_files_are_split_into_more_parts_where_a_core_would_idle(total, interpreters, cores, expected):
+    from repoanchor.perturb.validation.crosscheck import part_count
+
+    assert part_count(total, interpreters, cores) == expected
