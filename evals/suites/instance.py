@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -100,10 +101,12 @@ def prepare(work: Work, provider: str, repo_cache: Path | None, cache_dir: Path 
             work.row, provider, checkout, repo_cache=repo_cache, cache_dir=cache_dir, own_trees=True
         )
     work.python_version = work.env.python_version or interpreter_version(work.env.python or sys.executable)
-    # Building the venv may run an install in `checkout`, leaving ignored files (egg-info, a generated
-    # _version.py) that apply_tree would copy into the variant: perturb a clone of tracked files only.
-    work.original = instance_env.checkout(checkout, work.row["base_commit"], work.root / "original")
-    work.with_gold = gold_tree(work.original, work.row, work.root / "with-gold")
+    # Building the venv may run an install in `checkout`, leaving ignored files (egg-info, a generated _version.py)
+    # that apply_tree would copy: perturb clones of tracked files only, made at once (mostly file creation).
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        original = pool.submit(instance_env.checkout, checkout, work.row["base_commit"], work.root / "original")
+        with_gold = pool.submit(gold_tree, checkout, work.row, work.root / "with-gold")
+        work.original, work.with_gold = original.result(), with_gold.result()
 
 
 def interpreter_version(python: str) -> str:

@@ -41,9 +41,9 @@ def run_git(cwd: Path, *args: str, git_dir: Path | None = None) -> str:
     return proc.stdout
 
 
-def gold_tree(original: Path, row: dict, dest: Path) -> Path:
-    """A second checkout of the original at `base_commit`, with the gold patch applied."""
-    instance_env.checkout(original, row["base_commit"], dest)
+def gold_tree(source: Path, row: dict, dest: Path) -> Path:
+    """A checkout of `source` (a clone of the instance's repository) at `base_commit`, with the gold patch applied."""
+    instance_env.checkout(source, row["base_commit"], dest)
     applied, log = apply_patch(dest, row["patch"])
     if not applied:
         raise Rejected("gold", "the gold patch does not apply to the original at base_commit", {"log": log[-2000:]})
