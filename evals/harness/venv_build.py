@@ -52,6 +52,13 @@ def find_python(version: str) -> str:
     return found
 
 
+def interpreter_version(python: str) -> str:
+    """ "X.Y" of the interpreter at `python`."""
+    probe = "import sys; print('%d.%d' % sys.version_info[:2])"
+    proc = subprocess.run([python, "-I", "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    return proc.stdout.strip()
+
+
 def split_pre_install(spec: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(steps to run in the work folder, system steps skipped)."""
     steps = spec.get("pre_install", [])

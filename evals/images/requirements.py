@@ -21,6 +21,7 @@ from typing import Any
 import tomllib
 
 from repoanchor.evals.harness import instance_env, venv_build
+from repoanchor.evals.harness.venv_build import interpreter_version
 from repoanchor.perturb.validation.compile_check import CURRENT
 from repoanchor.scaffolds.records import InfraError
 
@@ -44,11 +45,6 @@ class EnvPlan:
     pre_install: list[str] = field(default_factory=list)
     install: str | None = None
     skipped: list[str] = field(default_factory=list)
-
-
-def version_of(python: str) -> str:
-    probe = "import sys; print('%d.%d' % sys.version_info[:2])"
-    return subprocess.run([python, "-I", "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
 
 
 def choose_python(wanted: str | None) -> tuple[str, str | None]:
@@ -88,7 +84,7 @@ def plan_for(row: dict[str, Any], repo_cache: Path | None, venv_cache: Path) -> 
     if spec is None:
         return _plan_without_spec(row)
     python, fallback = choose_python(spec["python"])
-    used_spec = spec if fallback is None else {**spec, "python": version_of(python)}
+    used_spec = spec if fallback is None else {**spec, "python": interpreter_version(python)}
     with tempfile.TemporaryDirectory(prefix="repoanchor-envplan-") as scratch:
         tree = instance_env.checkout(instance_env.source_repo(row, repo_cache=repo_cache), row["base_commit"],
                                      Path(scratch) / "checkout")  # fmt: skip
@@ -101,7 +97,7 @@ def plan_for(row: dict[str, Any], repo_cache: Path | None, venv_cache: Path) -> 
                 venv_build.run_step(step, tree, venv, log)
             pins = frozen(str(venv / "bin" / "python"))
         return EnvPlan(
-            repo=row["repo"], version=str(row["version"]), python=python, python_version=version_of(python),
+            repo=row["repo"], version=str(row["version"]), python=python, python_version=interpreter_version(python),
             python_wanted=spec["python"], fallback=fallback, requirements=pins, build_requires=build_requires(tree),
             pre_install=tree_steps, install=spec.get("install"),
             skipped=[*record["skipped"], *(f"system step: {step}" for step in system_steps)],
@@ -112,6 +108,6 @@ def _plan_without_spec(row: dict[str, Any]) -> EnvPlan:
     python, _ = choose_python(None)
     pins = [f"pytest=={importlib.metadata.version('pytest')}", *row.get("repoanchor_requirements", [])]
     return EnvPlan(
-        repo=row["repo"], version=row.get("version"), python=python, python_version=version_of(python),
+        repo=row["repo"], version=row.get("version"), python=python, python_version=interpreter_version(python),
         python_wanted=None, requirements=pins, build_requires=[], install=row.get("repoanchor_install"),
     )  # fmt: skip

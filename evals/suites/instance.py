@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import subprocess
 import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +23,7 @@ from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.grading import patched_files
 from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.suite_format import safe_name
+from repoanchor.evals.harness.venv_build import interpreter_version
 from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, grading_row, rejection, scrub, task_row
 from repoanchor.evals.suites.pair import GoldPerturbation, perturb_variant, yielding_to
 from repoanchor.evals.suites.remap import Rejected, decoys, gold_tree, remap_patch, remap_record
@@ -109,13 +109,6 @@ def prepare(work: Work, provider: str, repo_cache: Path | None, cache_dir: Path 
         work.original, work.with_gold = original.result(), with_gold.result()
 
 
-def interpreter_version(python: str) -> str:
-    """ "X.Y" of the interpreter at `python`."""
-    probe = "import sys; print('%d.%d' % sys.version_info[:2])"
-    proc = subprocess.run([python, "-I", "-c", probe], capture_output=True, text=True, check=True, timeout=60)
-    return proc.stdout.strip()
-
-
 def build_task(work: Work, task_id: str, config: ApplyConfig, truth_extra: dict, **fields: Any) -> None:
     """Build, remap and validate one variant; on success it is staged, else recorded as rejected.
 
@@ -151,13 +144,13 @@ def _task(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
     pair.py), then the remapped gold patch and the run after it: the task's ground truth, or Rejected."""
     name = safe_name(task_id)
     with work.clock.stage("perturbation"):
-        background = work.pair_processes >= 2
-        variant_gold = work.root / f"variant-gold-{name}"
+        variant_gold, background = work.root / f"variant-gold-{name}", work.pair_processes >= 2
         report, gold = perturb_variant(work.original, work.with_gold, config, repo, variant_gold, background)
     try:
         with work.clock.stage("perturbation"), yielding_to(gold.report):
             commit, checks, tag = _commit(work, repo)
-            metadata = variant_metadata(work.original, config, report)
+            source = f"{work.row['repo']}@{work.row['base_commit']}"
+            metadata = {**variant_metadata(work.original, config, report), "source": source}
         remapped = partial(_remapped, work, name, variant_gold, report, gold)
         with yielding_to(gold.report, remapped):
             check = clone(repo, work.root / f"check-{name}")
@@ -170,7 +163,6 @@ def _task(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
         gold.close()
     row = grading_row(work.row, task_id, commit, patch)
     checks["patch_files"] = [f for f in patched_files(patch) if f.endswith(".py")]
-    metadata["source"] = f"{work.row['repo']}@{work.row['base_commit']}"
     truth = {
         "format": TRUTH_FORMAT,
         "task_id": task_id,
@@ -184,7 +176,10 @@ def _task(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
         "metadata": metadata,
         "version_tag": tag,
     }
-    after = validate_patched(check, row, checks, work.env, work.timeout, work.clock, excuse)
+    with ThreadPoolExecutor(max_workers=1) as beside:  # V' and the remap clone are done with: gone meanwhile
+        done_with = [] if work.keep else [variant_gold, work.root / f"remap-{name}"]
+        beside.map(partial(shutil.rmtree, ignore_errors=True), done_with)
+        after = validate_patched(check, row, checks, work.env, work.timeout, work.clock, excuse)
     return truth | {"validation": {"level1": "ok", "before": before, "after": after}}
 
 
