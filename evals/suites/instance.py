@@ -146,17 +146,19 @@ def _task(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
     with work.clock.stage("perturbation"):
         variant_gold, background = work.root / f"variant-gold-{name}", work.pair_processes >= 2
         report, gold = perturb_variant(work.original, work.with_gold, config, repo, variant_gold, background)
-    # The remap (git, once V' is made) runs on a thread beside the run before the patch; that run's failure waits
-    # for it (the remap came first).
+    # The remap (git, once V' is made) runs on a thread beside the run before the patch (the remap comes first).
     beside = ThreadPoolExecutor(max_workers=1)
     try:
         with work.clock.stage("perturbation"), yielding_to(gold.report):
             commit, checks, tag = _commit(work, repo)
             source = f"{work.row['repo']}@{work.row['base_commit']}"
             metadata = {**variant_metadata(work.original, config, report), "source": source}
-        remapped = beside.submit(_remapped, work, name, variant_gold, report, gold)
-        with yielding_to(gold.report, remapped.result):
+        remap = partial(_remapped, work, name, variant_gold, report, gold)
+        with yielding_to(gold.report, remap):
             check = clone(repo, work.root / f"check-{name}")
+        gold.start()
+        remapped = beside.submit(remap)
+        with yielding_to(gold.report, remapped.result):
             bare_row = grading_row(work.row, task_id, commit, "")  # the run before the patch needs none
             excuse = partial(_failing_in_original, work)
             before = validate_bare(check, bare_row, checks, work.env, work.timeout, work.clock, excuse)

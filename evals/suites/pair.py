@@ -2,11 +2,12 @@
 with the same config and seed), whose difference is the remapped gold patch (see remap.py).
 
 V is needed before any test; V' only for the remapped patch, i.e. for the run after the patch. So V' is a
-`GoldPerturbation`: made at once in this process, or, with a core to spare, in a forked process that runs
-beside what needs only V (its commit, its level-1 compile, the run before the patch, the import check); the
-build waits for it when it needs the patch. The verdicts do not depend on where V' ran: `yielding_to` makes a
-failure met while V' ran give way to the checks that come before it in the one-after-the-other order
-(V''s own crash, then V''s compile check, then the remap), as if they had run first.
+`GoldPerturbation`: made at once in this process, or, with a core to spare, in a forked process started once V
+is committed and cloned (which are mostly file creation, slowed by a V' writing its tree at the same time), that
+runs beside the run before the patch and the import check; the build waits for it when it needs the patch.
+The verdicts do not depend on where V' ran: `yielding_to` makes a failure met meanwhile give way to the checks
+that come before it in the one-after-the-other order (V''s own crash, then V''s compile check, then the remap),
+as if they had run first.
 """
 
 from __future__ import annotations
@@ -28,21 +29,28 @@ PR_SET_PDEATHSIG = 1
 
 
 class GoldPerturbation:
-    """V' being made (`background`: in a forked process of its own) or made; `report` waits for it."""
+    """V': made at once, or (`background`) in a forked process of its own once `start`ed; `made` and `report`
+    wait for it (and start it, if nobody did)."""
 
     def __init__(self, with_gold: Path, config: ApplyConfig, variant_gold: Path, background: bool) -> None:
+        self._inputs = (with_gold, variant_gold, config)
         self._pool: ProcessPoolExecutor | None = None
-        self._future: Future = Future()
-        if background:
-            for transform in config.transforms:  # imported here, once: the forked process inherits them
+        self._future: Future | None = None
+        if not background:  # its crash comes out now, before any check of V (the order the build always had)
+            self._future = Future()
+            self._future.set_result(apply_tree(*self._inputs))
+
+    def start(self) -> None:
+        """Begin V' in its process, unless it is begun or made. Not from two threads at once."""
+        if self._future is None:
+            for transform in self._inputs[2].transforms:  # imported here, once: the forked process inherits them
                 get_transform_class(transform)
             self._pool = ProcessPoolExecutor(max_workers=1, initializer=_die_with_parent)
-            self._future = self._pool.submit(apply_tree, with_gold, variant_gold, config)
-        else:  # its crash comes out now, before any check of V (the order the build always had)
-            self._future.set_result(apply_tree(with_gold, variant_gold, config))
+            self._future = self._pool.submit(apply_tree, *self._inputs)
 
     def made(self) -> TreeReport:
         """V''s report once it is made; V''s crash, if it crashed."""
+        self.start()
         return self._future.result()
 
     def report(self) -> TreeReport:
@@ -82,6 +90,7 @@ def perturb_pair(
     """V and V', both checked. `processes` 2: V' is made in a process of its own (each tree is a pure function of
     its inputs: the same trees as one after the other)."""
     report, gold = perturb_variant(original, with_gold, config, variant, variant_gold, background=processes >= 2)
+    gold.start()
     try:
         return report, gold.report()
     finally:
