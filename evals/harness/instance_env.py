@@ -49,12 +49,18 @@ def source_repo(row: dict[str, Any], repo: Path | None = None, repo_cache: Path 
     return Path(repo)
 
 
+PARALLEL_CHECKOUT = ("-c", "checkout.workers=0")
+"""git writes a checkout's files with a worker per core (git >= 2.32; older versions ignore the setting): file
+creation is mostly kernel time, and a fresh clone of flask's perturbed variant (800 files) took 0.38 s on one
+worker, 0.24 s on two (ext4, 2 cores). The files are the same; only the order they are written in changes."""
+
+
 def checkout(source: Path, base_commit: str, workdir: Path) -> Path:
     """A clone of `source` at `base_commit` (detached) in `workdir`, which must not exist yet."""
     if Path(workdir).exists():
         raise InfraError("environment_setup", f"{workdir} already exists")
     _git(Path(workdir).parent, "clone", "--quiet", "--no-checkout", str(Path(source).resolve()), str(workdir))
-    _git(workdir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", base_commit)
+    _git(workdir, *PARALLEL_CHECKOUT, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", base_commit)
     return Path(workdir)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from repoanchor.evals.harness import instance_env
 from repoanchor.evals.harness.container_run import choose_provider, env_image_spec, run_in_tree
 from repoanchor.evals.harness.grading import grade, run_command, run_tests
-from repoanchor.evals.harness.instance_env import EnvSpec
+from repoanchor.evals.harness.instance_env import PARALLEL_CHECKOUT, EnvSpec
 from repoanchor.evals.harness.venv_build import command_env, locked, private_copy
 from repoanchor.evals.suites.import_probe import IMPORT_SCRIPT
 from repoanchor.evals.suites.pair import yielding_to
@@ -160,8 +160,9 @@ def _level3(check: Path, row: dict, patch: str, env: EnvSpec, timeout: float, wh
 
 
 def clone(repo: Path, dest: Path) -> Path:
-    """A throwaway clone of a task repository: tests and installs never write into the suite."""
-    run_git(dest.parent, "clone", "--quiet", str(repo), str(dest))
+    """A throwaway clone of a task repository: tests and installs never write into the suite. Its files are written
+    by a worker per core (`PARALLEL_CHECKOUT`)."""
+    run_git(dest.parent, *PARALLEL_CHECKOUT, "clone", "--quiet", str(repo), str(dest))
     return dest
 
 
