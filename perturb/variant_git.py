@@ -54,8 +54,10 @@ def init_single_commit(
     # Every blob goes into one pack (git's bulk check-in for files over the threshold) instead of a loose object
     # file each: on a slow file system the loose objects' files and folders cost more than the whole
     # perturbation of a small project (flask: 0.7 s). The blobs, hence the commit id, are the same; a file that
-    # .gitattributes converts is still added the usual way (git streams only files it stores as they are).
-    _git(tree, env, "add", "--all", "--force", config=("core.bigFileThreshold=1",))
+    # .gitattributes converts is still added the usual way (git streams only files it stores as they are). zlib's
+    # fastest level: object ids are hashes of the uncompressed content, so they do not change (flask's variant:
+    # 0.12 s -> 0.10 s, a pack 7% bigger).
+    _git(tree, env, "add", "--all", "--force", config=("core.bigFileThreshold=1", "core.compression=1"))
     _git(tree, env, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", identity.message)
     check_commit(tree, expect or ())
     return _git(tree, env, "rev-parse", "HEAD").strip()
