@@ -25,15 +25,12 @@ from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.suite_format import safe_name
 from repoanchor.evals.harness.venv_build import interpreter_version
 from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, grading_row, rejection, scrub, task_row
+from repoanchor.evals.suites.original_blame import explain, failing_in_original
 from repoanchor.evals.suites.pair import GoldPerturbation, perturb_variant, yielding_to
 from repoanchor.evals.suites.remap import Rejected, decoys, gold_tree, remap_patch, remap_record
 from repoanchor.evals.suites.stage_clock import StageClock
 from repoanchor.evals.suites.validate import (
     clone,
-    import_errors,
-    install_for_imports,
-    level3_after,
-    level3_before,
     module_names,
     validate_bare,
     validate_patched,
@@ -119,7 +116,7 @@ def build_task(work: Work, task_id: str, config: ApplyConfig, truth_extra: dict,
         truth = {**_task(work, task_id, config, repo), **truth_extra}
     except Rejected as exc:
         shutil.rmtree(repo, ignore_errors=True)
-        reason = _explain(work, exc)
+        reason = explain(work, exc)
         work.rejected.append(rejection(work.row, work.suite, exc.stage, reason, task_id, **work.scrub(exc.detail)))
         return
     except Exception as exc:  # a tool failure in this variant: recorded, and the instance's other variants go on
@@ -160,7 +157,7 @@ def _task(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
         remapped = beside.submit(remap)
         with yielding_to(gold.report, remapped.result):
             bare_row = grading_row(work.row, task_id, commit, "")  # the run before the patch needs none
-            excuse = partial(_failing_in_original, work)
+            excuse = partial(failing_in_original, work)
             before = validate_bare(check, bare_row, checks, work.env, work.timeout, work.clock, excuse)
         with work.clock.stage("perturbation"):
             patch, dropped = remapped.result()
@@ -191,12 +188,14 @@ def _task(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
 
 def _commit(work: Work, repo: Path) -> tuple[str, dict, str | None]:
     """V's one commit (every file of the original still there), its version tag, and its level-1 checks."""
-    try:  # the perturbation adds and rewrites files, never removes one: all of the original's must be there
-        commit = init_single_commit(repo, expect=source_files(work.original))
-    except IntegrityError as exc:
-        raise Rejected("integrity", str(exc).replace(str(work.root), "<work>")) from None
-    tag = carry_version_tag(work.original, repo)
-    changed = [f for f in changed_files(work.original, repo) if f.endswith(".py")]
+    with ThreadPoolExecutor(max_workers=1) as beside:  # the trees compared (reads, .git left out) while git hashes
+        compared = beside.submit(changed_files, work.original, repo)
+        try:  # the perturbation adds and rewrites files, never removes one: all of the original's must be there
+            commit = init_single_commit(repo, expect=source_files(work.original))
+        except IntegrityError as exc:
+            raise Rejected("integrity", str(exc).replace(str(work.root), "<work>")) from None
+        tag = carry_version_tag(work.original, repo)
+    changed = [f for f in compared.result() if f.endswith(".py")]
     return commit, {"files": changed, "modules": _candidate_modules(work, changed)}, tag
 
 
@@ -211,40 +210,6 @@ def _remapped(work: Work, name: str, variant_gold: Path, report: TreeReport, gol
 
 def _candidate_modules(work: Work, changed: list[str]) -> dict[str, str]:
     """The changed modules of the original (new files have no original to compare with): the variant must
-    import each of them, unless the original does not either (`_failing_in_original`, asked only after
+    import each of them, unless the original does not either (`failing_in_original`, asked only after
     the variant's import check failed)."""
     return module_names(work.original, [f for f in changed if (work.original / f).is_file()])
-
-
-def _failing_in_original(work: Work, modules: dict[str, str]) -> set[str]:
-    """Which of `modules` (that failed to import in a variant) fail in the installed original too.
-
-    The original is installed and imported only when a variant's check fails, in one clone per instance,
-    and each module's answer is kept: a variant that imports everything never pays for a second install."""
-    unknown = {name: root for name, root in modules.items() if name not in work.imports_ok}
-    if unknown:
-        tree = work.root / "original-imports"
-        with work.clock.stage("imports"):
-            if not tree.exists():
-                instance_env.checkout(work.original, work.row["base_commit"], tree)
-                install_for_imports(tree, work.env, work.timeout)
-            failing = import_errors(tree, unknown, work.env)
-        work.imports_ok.update({name: name not in failing for name in unknown})
-    return {name for name in modules if not work.imports_ok[name]}
-
-
-def _explain(work: Work, exc: Rejected) -> str:
-    """A level-3 failure is blamed on the variant only if the original instance validates."""
-    if exc.stage != "level3":
-        return exc.reason
-    if work.original_verdict is None:
-        # A clone: tests and installs leave files behind, and later variants are copied from the original.
-        check = instance_env.checkout(work.original, work.row["base_commit"], work.root / "original-check")
-        try:
-            with work.clock.stage("tests"):
-                level3_before(check, work.row, work.env, work.timeout)
-                level3_after(check, work.row, work.env, work.timeout)
-            work.original_verdict = ""
-        except Rejected as original:
-            work.original_verdict = f"the original instance fails too ({original.reason})"
-    return f"{exc.reason}; {work.original_verdict}" if work.original_verdict else exc.reason
