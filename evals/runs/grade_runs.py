@@ -101,7 +101,7 @@ def judge(
 
 
 def _grade_swebench(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str) -> dict:
-    from repoanchor.evals.suites.validate import clone, suite_env
+    from repoanchor.evals.suites.checks.validate import clone, suite_env
 
     check = clone(Path(unit.task.repo), scratch / "check")
     env = suite_env(truth, check, cache_dir, provider, private_venv=scratch / "venv")
@@ -113,9 +113,9 @@ def _grade_swebench(unit: Unit, truth: dict, patch: str, scratch: Path, cache_di
 
 def _grade_extend(unit: Unit, truth: dict, patch: str, scratch: Path, cache_dir: Path | None, provider: str) -> dict:
     from repoanchor.evals.harness.grading import apply_patch
+    from repoanchor.evals.suites.checks.validate import clone
     from repoanchor.evals.suites.extend import validate_extend
     from repoanchor.evals.suites.extend.suite import extend_task_from_truth
-    from repoanchor.evals.suites.validate import clone
 
     worktree = clone(Path(unit.task.repo), scratch / "check")
     applied, log = apply_patch(worktree, patch) if patch.strip() else (True, "")  # git alone, on the host

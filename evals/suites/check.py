@@ -19,11 +19,11 @@ from pathlib import Path
 from repoanchor.evals.harness.container_run import choose_provider
 from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, read_suite_tasks, safe_name
 from repoanchor.evals.harness.tasks import TaskError
+from repoanchor.evals.suites.checks.validate import clone, suite_env, validate_task
 from repoanchor.evals.suites.export import sha256_file, tree_id
 from repoanchor.evals.suites.pool import run_parallel
 from repoanchor.evals.suites.pool_ray import RayJobs
 from repoanchor.evals.suites.remap import Rejected
-from repoanchor.evals.suites.validate import clone, suite_env, validate_task
 from repoanchor.scaffolds.environments.bundle import bundle_repository, unpack_bundle
 from repoanchor.scaffolds.records import InfraError
 

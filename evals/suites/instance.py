@@ -24,17 +24,17 @@ from repoanchor.evals.harness.grading import patched_files
 from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.suite_format import safe_name
 from repoanchor.evals.harness.venv_build import interpreter_version
-from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, grading_row, rejection, scrub, task_row
-from repoanchor.evals.suites.original_blame import explain, failing_in_original
-from repoanchor.evals.suites.pair import GoldPerturbation, perturb_variant, yielding_to
-from repoanchor.evals.suites.remap import Rejected, decoys, gold_tree, remap_patch, remap_record
-from repoanchor.evals.suites.stage_clock import StageClock
-from repoanchor.evals.suites.validate import (
+from repoanchor.evals.suites.checks.original_blame import explain, failing_in_original
+from repoanchor.evals.suites.checks.validate import (
     clone,
     module_names,
     validate_bare,
     validate_patched,
 )
+from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, grading_row, rejection, scrub, task_row
+from repoanchor.evals.suites.pair import GoldPerturbation, perturb_variant, yielding_to
+from repoanchor.evals.suites.remap import Rejected, decoys, gold_tree, remap_patch, remap_record
+from repoanchor.evals.suites.stage_clock import StageClock
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.metadata import variant_metadata
 from repoanchor.perturb.source.files import source_files

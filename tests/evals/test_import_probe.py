@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from repoanchor.evals.harness.env_spec import EnvSpec
-from repoanchor.evals.suites.validate import import_errors, module_names
+from repoanchor.evals.suites.checks.validate import import_errors, module_names
 
 HOST = EnvSpec(provider="local", instance_id="probe", route="current", python=sys.executable)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from repoanchor.evals.suites.build import build_suite
+from repoanchor.evals.suites.checks.validate import clone, suite_env, validate_task
 from repoanchor.evals.suites.remap import Rejected, run_git
-from repoanchor.evals.suites.validate import clone, suite_env, validate_task
 from tests.support.version_project import make_version_project
 
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from repoanchor.evals.harness.grading import grade, run_tests
 from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.suite_format import safe_name
+from repoanchor.evals.suites.checks.validate import clone, suite_env
 from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, rejection
 from repoanchor.evals.suites.extend.scope import worktree_diff
 from repoanchor.evals.suites.instance import Work, instance_seed
-from repoanchor.evals.suites.validate import clone, suite_env
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.scaffolds.environments.local import PATCH_EXCLUDE_PATHSPECS
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from repoanchor.evals.harness import instance_env
+from repoanchor.evals.suites.checks.validate import import_errors, install_for_imports, level3_after, level3_before
 from repoanchor.evals.suites.remap import Rejected
-from repoanchor.evals.suites.validate import import_errors, install_for_imports, level3_after, level3_before
 
 if TYPE_CHECKING:
     from repoanchor.evals.suites.instance import Work

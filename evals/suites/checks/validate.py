@@ -23,7 +23,7 @@ from repoanchor.evals.harness.container_run import choose_provider, env_image_sp
 from repoanchor.evals.harness.grading import grade, run_command, run_tests
 from repoanchor.evals.harness.instance_env import PARALLEL_CHECKOUT, EnvSpec
 from repoanchor.evals.harness.venv_build import command_env, locked, private_copy
-from repoanchor.evals.suites.import_probe import IMPORT_SCRIPT
+from repoanchor.evals.suites.checks.import_probe import IMPORT_SCRIPT
 from repoanchor.evals.suites.pair import yielding_to
 from repoanchor.evals.suites.remap import Rejected, run_git
 from repoanchor.evals.suites.stage_clock import StageClock, timed
