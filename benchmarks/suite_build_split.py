@@ -28,12 +28,14 @@ from repoanchor.evals.suites.selection import Selection
 VERIFIED = Path(__file__).resolve().parents[2] / "shared" / "data" / "swebench" / "SWE-bench_Verified_test.parquet"
 
 
-def split(stages: dict[str, float]) -> dict:
-    """The stages with the part-6 ratios (None where no test ran)."""
+def split(stages: dict[str, float], total: float | None = None) -> dict:
+    """The stages with the part-6 ratios (None where no test ran), and the instance's `total` seconds (work done
+    beside the test runs, as V' is, shortens it without showing in any stage)."""
     tests = stages.get("tests", 0.0)
     overhead = stages.get("perturbation", 0.0) + stages.get("bookkeeping", 0.0)
     return {
         **stages,
+        "total": round(total, 3) if total is not None else None,
         "overhead_to_tests": round(overhead / tests, 3) if tests else None,
         "imports_to_tests": round(stages.get("imports", 0.0) / tests, 3) if tests else None,
     }
@@ -64,11 +66,11 @@ def build_round(dataset: Path, suite: str, instances: str, repo_cache: Path, ven
             selection=Selection(instances=instances),
         )  # fmt: skip
         manifest = json.loads((out / "manifest.json").read_text())
-    stages = manifest["timing"]["instance_stages"]
+    stages, totals = manifest["timing"]["instance_stages"], manifest["timing"]["instance_seconds"]
     return {
         "tasks": report.tasks,
         "rejected": report.rejected,
-        "instances": {instance: split(seconds) for instance, seconds in sorted(stages.items())},
+        "instances": {instance: split(seconds, totals.get(instance)) for instance, seconds in sorted(stages.items())},
     }
 
 
