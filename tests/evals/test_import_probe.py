@@ -104,3 +104,32 @@ def test_bytecode_is_shared_outside_the_tree_and_removed(tmp_path, monkeypatch, 
     assert import_errors(tree, modules, HOST, timeout=60, strategy=strategy) == {}
     assert not list(tree.rglob("__pycache__"))  # the checked tree is left as it was
     assert not list(scratch.iterdir())  # and the prefix is gone
+
+
+def test_a_venvs_kept_bytecode_holds_its_libraries_and_nothing_of_a_checked_tree(tmp_path):
+    """A local venv's checks keep the bytecode of what is installed (compiled once, not on every check) beside the
+    venv; the checked tree's own is removed before and after, so a new tree at the same path, its file the same
+    size and age, is never judged on the old one's bytecode."""
+    import os
+    import subprocess
+
+    from repoanchor.evals.suites.checks.validate import bytecode_folder
+
+    venv = tmp_path / "venvs" / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    env = EnvSpec(provider="local", instance_id="probe", route="spec", python=python, venv=str(venv))
+    kept = Path(bytecode_folder(env))
+    assert kept == venv.parent / "env.pycache"
+    tree = tmp_path / "tree"
+    modules = write(tree, {**TREE, "pkg/uses_lib.py": "import fractions\n"})  # a library module the probe lacks
+    assert set(import_errors(tree, modules, env, timeout=60)) == FAILING
+    assert [p.name for p in kept.rglob("fractions.*.pyc")]  # the library's bytecode is kept
+    mirrored = str(tmp_path.resolve()).lstrip(os.sep)  # the prefix mirrors folders by their absolute paths
+    kept_tree = [p for p in kept.rglob("*") if str(p.relative_to(kept)).startswith(mirrored)]
+    assert kept_tree == []  # nothing of the tree, nor the empty folders above it
+    assert not list(tree.rglob("__pycache__"))
+    ok, stamp = tree / "pkg" / "ok.py", (tree / "pkg" / "ok.py").stat().st_mtime_ns
+    ok.write_text("X = !\n")  # same size, same age: only the content tells it apart
+    os.utime(ok, ns=(stamp, stamp))
+    assert "pkg.ok" in import_errors(tree, modules, env, timeout=60)

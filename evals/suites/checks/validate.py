@@ -63,7 +63,7 @@ def import_errors(
         return {}
     roots = sorted({str((tree / root).resolve()) for root in modules.values()})
     names = json.dumps(list(modules))
-    command = [env.python or "python", "-c", IMPORT_SCRIPT, json.dumps(roots), names, strategy]
+    command = [env.python or "python", "-c", IMPORT_SCRIPT, json.dumps(roots), names, strategy, bytecode_folder(env)]
     if env.route == "env-image":  # in a container of the image, after the install a test run does there
         script = f"{{ {env.install or 'true'}; }} >/dev/null 2>&1\n{shlex.join(command)}"
         return _import_result(run_in_tree(tree, script, env, timeout)[1], "", modules)
@@ -75,6 +75,14 @@ def import_errors(
             timeout=timeout, check=False,
         )  # fmt: skip
     return _import_result(proc.stdout, proc.stderr, modules)
+
+
+def bytecode_folder(env: EnvSpec) -> str:
+    """Where a local venv's import checks keep the bytecode of its standard library and installed packages
+    (`<venv>.pycache`, beside the venv, never copied with it); "" (a temporary folder) elsewhere."""
+    if env.route == "env-image" or not env.venv:
+        return ""
+    return str(Path(env.venv).with_name(Path(env.venv).name + ".pycache"))
 
 
 def _import_result(stdout: str, stderr: str, modules: dict[str, str]) -> dict[str, str]:
