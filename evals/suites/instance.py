@@ -161,9 +161,9 @@ def _task(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
             before = validate_bare(check, bare_row, checks, work.env, work.timeout, work.clock, excuse)
         with work.clock.stage("perturbation"):
             patch, dropped = remapped.result()
-    finally:
-        beside.shutdown()
+    finally:  # V' first: after an interrupt, the remap thread may still wait for it
         gold.close()
+        beside.shutdown()
     row = grading_row(work.row, task_id, commit, patch)
     checks["patch_files"] = [f for f in patched_files(patch) if f.endswith(".py")]
     truth = {

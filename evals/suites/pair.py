@@ -60,9 +60,19 @@ class GoldPerturbation:
         return report
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        """End V''s process. Every path that needs V' waits for it first, so one still running here is wanted by
+        nobody (an interrupt: Ctrl-C in a build of one instance): it is killed, not waited for."""
+        if self._pool is None:
+            return
+        if self._future is not None and not self._future.done():
+            kill = getattr(self._pool, "kill_workers", None)  # Python 3.14; before it, the pool's own table
+            if kill is not None:
+                kill()
+            else:
+                for worker in list((getattr(self._pool, "_processes", None) or {}).values()):
+                    worker.kill()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = None
 
 
 def perturb_variant(

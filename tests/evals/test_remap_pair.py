@@ -122,3 +122,24 @@ def test_the_checks_before_a_block_run_only_when_it_fails():
     with yielding_to(lambda: ran.append("V'")):
         pass
     assert ran == []
+
+
+def test_closing_a_v_prime_nobody_waits_for_kills_it_instead_of_waiting(tmp_path: Path):
+    """An interrupted build closes its V' while it still runs: the process is killed, not awaited (a SymPy V' takes
+    minutes). The transform here stalls for two minutes; the close returns long before."""
+    import multiprocessing
+    import time
+
+    from repoanchor.evals.suites.pair import GoldPerturbation
+
+    (tmp_path / "gold" / "pkg").mkdir(parents=True)
+    (tmp_path / "gold" / "pkg" / "m.py").write_text("a = 1\n")
+    config = ApplyConfig(["tests.perturb.broken_transforms.Stalls"], fraction=1.0, check_interpreters=False)
+    gold = GoldPerturbation(tmp_path / "gold", config, tmp_path / "v-gold", background=True)
+    gold.start()
+    (worker,) = multiprocessing.active_children()
+    started = time.monotonic()
+    gold.close()
+    assert time.monotonic() - started < 60  # not the transform's 120 s
+    worker.join(timeout=60)
+    assert not worker.is_alive()

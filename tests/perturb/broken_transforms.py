@@ -83,3 +83,15 @@ class ParenthesizeWith(RenameToKeyword):
             return updated.with_changes(lpar=cst.LeftParen(), rpar=cst.RightParen())
 
         return rewrite_sites(module, sites, ctx, wrap)
+
+
+class Stalls(RenameToKeyword):
+    """Takes two minutes to find its sites: a perturbation that is still running when its build gives up on it."""
+
+    id = "stalls"
+
+    def candidates(self, module, ctx):
+        import time
+
+        time.sleep(120)
+        return super().candidates(module, ctx)
