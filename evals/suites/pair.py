@@ -94,19 +94,6 @@ def perturb_variant(
     return report, gold
 
 
-def perturb_pair(
-    original: Path, with_gold: Path, config: ApplyConfig, variant: Path, variant_gold: Path, processes: int = 1
-) -> tuple[TreeReport, TreeReport]:
-    """V and V', both checked. `processes` 2: V' is made in a process of its own (each tree is a pure function of
-    its inputs: the same trees as one after the other)."""
-    report, gold = perturb_variant(original, with_gold, config, variant, variant_gold, background=processes >= 2)
-    gold.start()
-    try:
-        return report, gold.report()
-    finally:
-        gold.close()
-
-
 def refuse_broken(report: TreeReport) -> None:
     if report.integrity_errors:
         raise Rejected(

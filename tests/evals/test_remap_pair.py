@@ -1,5 +1,5 @@
-"""perturb_pair with V' in a process of its own: V and V' are byte for byte, report for report, the pair perturbed
-one after the other in one process (the RepoMirage transforms, whose draws run across the whole tree)."""
+"""V' in a process of its own (a build's GoldPerturbation): V and V' are byte for byte, report for report, the pair
+perturbed one after the other in one process (the RepoMirage transforms, whose draws run across the whole tree)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,20 @@ from pathlib import Path
 import pytest
 from test_suite import fixture_dataset
 
-from repoanchor.evals.suites.pair import perturb_pair
+from repoanchor.evals.suites.pair import perturb_variant
 from repoanchor.perturb.tree import ApplyConfig
 
 MIRAGE = ["proxy-imports", "runtime-target-masking", "constant-externalization"]
+
+
+def both_reports(original: Path, with_gold: Path, config: ApplyConfig, out: Path, background: bool):
+    """V and V' as a build makes them (V' started at once here), both checked."""
+    report, gold = perturb_variant(original, with_gold, config, out / "v", out / "v-gold", background)
+    gold.start()
+    try:
+        return report, gold.report()
+    finally:
+        gold.close()
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
@@ -32,7 +42,7 @@ def test_the_pair_on_two_processes_is_the_pair_one_after_the_other(seed: int, tm
     runs = {}
     for processes in (1, 2):
         out = tmp_path / f"p{processes}"
-        reports = perturb_pair(original, with_gold, config, out / "v", out / "v-gold", processes=processes)
+        reports = both_reports(original, with_gold, config, out, background=processes == 2)
         runs[processes] = (reports, tree_bytes(out / "v"), tree_bytes(out / "v-gold"))
     (alone, v1, g1), (together, v2, g2) = runs[1], runs[2]
     assert v1 == v2
@@ -76,11 +86,13 @@ def test_the_pairs_processes_inherit_the_transforms_instead_of_importing_them(tm
     code = f"""
 import sys
 from pathlib import Path
-from repoanchor.evals.suites.pair import perturb_pair
+from repoanchor.evals.suites.pair import perturb_variant
 from repoanchor.perturb.tree import ApplyConfig
 t = Path(sys.argv[1])
 config = ApplyConfig({MIRAGE!r}, seed=0, check_interpreters=False)
-perturb_pair(t / "src", t / "gold", config, t / "v", t / "vg", processes=2)
+report, gold = perturb_variant(t / "src", t / "gold", config, t / "v", t / "vg", background=True)
+gold.report()
+gold.close()
 print(*sorted(m for m in sys.modules if m.startswith("repoanchor.perturb.mirage.") and m.endswith(".transform")))
 """
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)

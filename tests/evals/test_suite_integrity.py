@@ -100,7 +100,7 @@ def test_tracked_files_named_like_caches_are_copied_and_committed(tmp_path):
 
 def test_a_variant_with_no_rewritten_site_is_rejected_saying_why(tmp_path):
     """Every pass skipped: the 'variant' would be a copy of the original carrying the perturbed label."""
-    from repoanchor.evals.suites.pair import perturb_pair
+    from repoanchor.evals.suites.pair import perturb_variant
     from repoanchor.evals.suites.remap import Rejected
     from repoanchor.perturb.tree import ApplyConfig
 
@@ -110,7 +110,9 @@ def test_a_variant_with_no_rewritten_site_is_rejected_saying_why(tmp_path):
         (tmp_path / name / "pkg" / "m.py").write_text("VALUE = 1\n")  # no if/else to swap
     config = ApplyConfig(["if-else-swap"], fraction=1.0)
     with pytest.raises(Rejected) as rejected:
-        perturb_pair(tmp_path / "original", tmp_path / "with-gold", config, tmp_path / "v", tmp_path / "v-gold")
+        perturb_variant(
+            tmp_path / "original", tmp_path / "with-gold", config, tmp_path / "v", tmp_path / "v-gold", background=True
+        )
     assert rejected.value.stage == "perturb"
     assert rejected.value.reason == "no site was rewritten: if-else-swap: empty (1), no candidate sites (1)"
 
