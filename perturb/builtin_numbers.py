@@ -32,6 +32,7 @@ from astroid.nodes._base_nodes import LookupMixIn
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, site_paths
+from repoanchor.perturb.speed.node_order import in_source_order, same_shape
 
 NUMERIC = ("bool", "int", "float", "complex")  # promotion order; bool arithmetic yields int
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -93,15 +94,26 @@ def _attribute_records(target, name: str, own: an.Module) -> list | None:
 
 
 def astroid_sites(
-    module: cst.Module, ctx: FileContext, sites: list[Site], kind: type
+    module: cst.Module, ctx: FileContext, sites: list[Site], kind: type, count: int
 ) -> list[tuple[Site, an.NodeNG | None]]:
-    """Each site with astroid's node of `kind` at the site's span (None where astroid has none there); no pair
-    where astroid cannot build the file (skipped, saying why). The caller runs `forget_inference` when done."""
-    text, spans = ctx.emission.spans(module, [site.node for site in sites], site_paths(module, sites))
-    ctx.remember_code(module, text)
+    """Each site with astroid's node of `kind` at the site's place (None where astroid has none there); no pair
+    where astroid cannot build the file (skipped, saying why). The caller runs `forget_inference` when done.
+
+    Each site's ``data["order"]`` is its rank among the `count` LibCST nodes of its kind in pre-order, which
+    maps it to astroid's node with no emission (`speed/node_order.py`); where that mapping is not trusted,
+    sites are mapped by the character spans a marking emission gives them."""
+    text = ctx.code
     if (tree := _parse_file(ctx, text)) is None:
         return []
-    at_span = _astroid_spans(tree, text, kind)
+    ordered = in_source_order(tree, kind, count)
+    if ordered is not None:
+        pairs = [(site, ordered[site.data["order"]]) for site in sites]
+        if all(same_shape(site.node, node) for site, node in pairs):
+            return pairs
+    marked, spans = ctx.emission.spans(module, [site.node for site in sites], site_paths(module, sites))
+    if marked != text and (tree := _parse_file(ctx, marked)) is None:
+        return []
+    at_span = _astroid_spans(tree, marked, kind)
     return [(site, at_span.get(spans[id(site.node)])) for site in sites]
 
 

@@ -54,12 +54,15 @@ class _Collector(SiteCollector):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
+        self.seen = 0
+        """Comparisons met so far, sites or not: a site's rank maps it to astroid's node."""
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
+        self.seen += 1
         if len(node.comparisons) != 1 or type(node.comparisons[0].operator) not in MIRROR:
             return
         if _pure(node.left) and _pure(node.comparisons[0].comparator):
-            self.add(node)
+            self.add(node, order=self.seen - 1)
         else:
             self.ctx.skip("effectful operand: swapping would reorder side effects", self.label(node))
 
@@ -79,10 +82,10 @@ def _literal_side(node: cst.Comparison) -> bool:
     return m.matches(node.left, LITERAL) or m.matches(node.comparisons[0].comparator, LITERAL)
 
 
-def _proven_numbers(module: cst.Module, ctx: FileContext, sites: list[Site]) -> list[Site]:
+def _proven_numbers(module: cst.Module, ctx: FileContext, sites: list[Site], count: int) -> list[Site]:
     """The sites whose two operands astroid proves builtin numbers; the others are skipped, saying why."""
     kept = []
-    for site, compare in astroid_sites(module, ctx, sites, an.Compare):
+    for site, compare in astroid_sites(module, ctx, sites, an.Compare, count):
         try:
             if compare is None:
                 raise Refused("unmapped site: astroid has no comparison at this position")
@@ -102,10 +105,11 @@ class ComparisonSwap(SiteTransform):
     rewrite = staticmethod(_swap)
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        sites = super().candidates(module, ctx)
+        collector = self.collector(ctx)
+        sites = collector.collect(module)
         others = [site for site in sites if not _literal_side(site.node)]
         try:
-            proven = {id(site) for site in _proven_numbers(module, ctx, others)} if others else set()
+            proven = {id(site) for site in _proven_numbers(module, ctx, others, collector.seen)} if others else set()
         finally:
             forget_inference()
         return [site for site in sites if _literal_side(site.node) or id(site) in proven]

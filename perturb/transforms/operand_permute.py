@@ -57,8 +57,11 @@ class _Collector(SiteCollector):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
+        self.seen = 0
+        """Binary operations met so far, sites or not: a site's rank maps it to astroid's node."""
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self.seen += 1
         if type(node.operator) not in SWAPPABLE:
             return
         if _spine(node.left) > MAX_CHAIN:
@@ -68,12 +71,12 @@ class _Collector(SiteCollector):
         if problem:
             self.ctx.skip(problem, self.label(node))
         else:
-            self.add(node)
+            self.add(node, order=self.seen - 1)
 
 
-def _typed(module: cst.Module, ctx: FileContext, sites: list[Site]) -> list[Site]:
+def _typed(module: cst.Module, ctx: FileContext, sites: list[Site], count: int) -> list[Site]:
     kept = []
-    for site, binop in astroid_sites(module, ctx, sites, an.BinOp):
+    for site, binop in astroid_sites(module, ctx, sites, an.BinOp, count):
         allowed = {"bool", "int"} if SWAPPABLE[type(site.node.operator)] in "&|^" else set(NUMERIC)
         try:
             if binop is None:
@@ -102,8 +105,9 @@ class OperandPermute(SiteTransform):
     rewrite = staticmethod(_swap)
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
-        sites = super().candidates(module, ctx)
+        collector = self.collector(ctx)
+        sites = collector.collect(module)
         try:
-            return _typed(module, ctx, sites) if sites else []
+            return _typed(module, ctx, sites, collector.seen) if sites else []
         finally:
             forget_inference()
