@@ -50,6 +50,22 @@ def offline_unavailable() -> str | None:
 
 
 NETWORK_NOTE = "repoanchor: the host's network was reachable from this run"
+NETWORK_ERRORS = re.compile(
+    r"Network is unreachable|Temporary failure in name resolution|Name or service not known|No route to host"
+    r"|No address associated with hostname|nodename nor servname provided|getaddrinfo failed",
+    re.IGNORECASE,
+)
+"""What a socket says where there is no network (connection refused is left out: loopback is up, so a refusal is
+a local server's own failure)."""
+
+
+def offline_hint(log: str) -> str:
+    """ "; ..." naming the network errors in the log of a run made without a network (its tests that need one fail
+    for that alone: a SWE-bench image's own runs have it), else ""."""
+    errors = [] if NETWORK_NOTE in log else NETWORK_ERRORS.findall(log)
+    if not errors:
+        return ""
+    return f"; its log shows {len(errors)} network error(s) (first: {errors[0]!r}): the tests ran without a network"
 
 
 def offline_command(script: str) -> tuple[list[str], str]:

@@ -28,6 +28,7 @@ from repoanchor.evals.suites.pair import yielding_to
 from repoanchor.evals.suites.remap import Rejected, run_git
 from repoanchor.evals.suites.stage_clock import StageClock, timed
 from repoanchor.perturb.source.files import is_test_file
+from repoanchor.perturb.validation.isolation import offline_hint
 from repoanchor.perturb.validation.validate import compile_errors, compile_sources, read_sources
 
 # Importing these runs a program, not a module.
@@ -163,7 +164,7 @@ def _level3(check: Path, row: dict, patch: str, env: EnvSpec, timeout: float, wh
     broken = [name for name in wrong if result[name]]
     if broken:
         counts = ", ".join(f"{len(result[name])} {WRONG[name]}" for name in broken)
-        raise Rejected("level3", f"{when}: {counts}", {**result, "log": run.log[-3000:]})
+        raise Rejected("level3", f"{when}: {counts}{offline_hint(run.log)}", {**result, "log": run.log[-3000:]})
     return result
 
 
