@@ -62,6 +62,7 @@ class Work:
     original: Path | None = None
     with_gold: Path | None = None
     original_verdict: str | None = None
+    """Why the original instance fails its level-3 checks here ("" where it passes); None until asked."""
     keep: bool = False
     """Keep scratch trees for debugging."""
     pair_processes: int = 1

@@ -43,5 +43,9 @@ def explain(work: Work, exc: Rejected) -> str:
                 level3_after(check, work.row, work.env, work.timeout)
             work.original_verdict = ""
         except Rejected as original:
-            work.original_verdict = f"the original instance fails too ({original.reason})"
-    return f"{exc.reason}; {work.original_verdict}" if work.original_verdict else exc.reason
+            work.original_verdict = original.reason
+    if not work.original_verdict:
+        return exc.reason
+    if work.original_verdict == exc.reason:  # said once: the same words twice read as two findings
+        return f"{exc.reason}; the original instance fails too, the same way"
+    return f"{exc.reason}; the original instance fails too ({work.original_verdict})"
