@@ -92,7 +92,8 @@ class ValidationReport:
 
 
 def run_baseline(original: Path, test_cmd: str, *, repeat: int = 1, timeout: float = 1800) -> Baseline:
-    """Run the original `repeat` times; an empty suite is an error, since it would prove nothing."""
+    """Run the original `repeat` times; an empty suite, or one whose every outcome is an error, is an error, since
+    it would prove nothing."""
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
     runs = [run_copied(original, test_cmd, timeout=timeout) for _ in range(repeat)]
@@ -100,6 +101,13 @@ def run_baseline(original: Path, test_cmd: str, *, repeat: int = 1, timeout: flo
         run = runs[0]
         raise InfrastructureError(
             f"{run.tree}: {run.command!r} ran no tests (exit {run.exit_code}); stderr: {run.stderr_tail[-500:]}"
+        )
+    if all(outcome == "error" for run in runs for outcome in run.outcomes.values()):
+        run = runs[0]  # e.g. pytest stopped by a collection error: the same error in a variant would read "unchanged"
+        raise InfrastructureError(
+            f"{run.tree}: {run.command!r} ran no test to its end: its {len(run.outcomes)} outcome(s) are all errors "
+            f"({', '.join(sorted(run.outcomes)[:3])}; a module that cannot be collected, or a setup that fails, "
+            f"stops them); output: {(run.stdout_tail or run.stderr_tail)[-500:]}"
         )
     return Baseline(test_cmd, runs)
 

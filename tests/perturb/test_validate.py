@@ -172,6 +172,19 @@ def test_a_suite_that_runs_no_tests_proves_nothing(original: Path, tmp_path: Pat
     assert "ran no tests" in report.infra_error
 
 
+def test_a_suite_stopped_by_a_collection_error_proves_nothing(original: Path, tmp_path: Path):
+    """pytest reports a module it cannot import as one errored test and runs nothing: a variant with the same
+    error would compare "unchanged" on every test, so the baseline itself is refused, naming the module."""
+    broken = make_project(tmp_path / "broken")
+    (broken / "tests" / "test_needs_plugin.py").write_text("import not_installed_anywhere\n")
+    with pytest.raises(InfrastructureError, match=r"ran no test to its end: its 1 outcome\(s\) are all errors"):
+        run_baseline(broken, PYTEST)
+    report = validate(broken, make_project(tmp_path / "variant"), PYTEST)
+    assert not report.ok
+    assert "not_installed_anywhere" in report.infra_error
+    assert run_baseline(original, PYTEST).runs[0].outcomes  # the same project without that module runs
+
+
 def test_non_pytest_command_without_junit_placeholder_is_rejected(original: Path):
     with pytest.raises(ValueError, match=r"\{junit\}"):
         run_tests(original, "make test", timeout=60)
