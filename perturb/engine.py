@@ -21,6 +21,7 @@ import libcst as cst
 from repoanchor.perturb.context import FileContext, ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
+from repoanchor.perturb.source.line_sensitive import refuse_line_moves
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.speed.emission import FileEmission, emissions_held
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
@@ -142,7 +143,7 @@ def _run_passes(module, text, path, passes, seed, fraction, project, check_each,
             emission=emission,
             _code=code,
         )
-        new_module, outcome = _run_pass(transform, module, ctx, fraction)
+        new_module, outcome = _run_pass(transform, module, ctx, fraction, text)
         if check_each and isinstance(outcome, Applied):
             new_code = emission.code(new_module)
             error = compile_error(new_code, path, check_each)
@@ -161,11 +162,15 @@ def _run_passes(module, text, path, passes, seed, fraction, project, check_each,
     return module, outcomes, code
 
 
-def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float) -> tuple[cst.Module, Outcome]:
+def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float, text: str):
+    """One pass: (the new module, its outcome). `text`: the file's source (it tells whether any function of the file
+    may read its own line numbers: `line_sensitive`)."""
     if transform.keyword_bound and not ctx.keywords:
         return module, Skipped(ctx.transform_id, ctx.path, "no keyword: this transform inserts a keyword")
     try:
         sites = transform.candidates(module, ctx)
+        if getattr(transform, "moves_lines", True):
+            sites = refuse_line_moves(sites, module, text, ctx)
         if not sites:
             return module, Skipped(ctx.transform_id, ctx.path, "no candidate sites")
         new_module = transform.apply(module, select_sites(sites, fraction, ctx.rng), ctx)

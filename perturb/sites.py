@@ -115,6 +115,9 @@ class SiteTransform:
 
     family: ClassVar[str] = "spt"
     keyword_bound: ClassVar[bool] = False
+    moves_lines: ClassVar[bool] = True
+    """Whether a rewrite may move lines (a wrap, an insertion): then a function that reads its own line numbers is
+    left alone (`source/line_sensitive.py`)."""
     collector: ClassVar[Callable[[Any], SiteCollector]]
     rewrite: ClassVar[SiteRewrite]
 

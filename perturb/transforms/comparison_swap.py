@@ -100,6 +100,7 @@ def _proven_numbers(module: cst.Module, ctx: FileContext, sites: list[Site], cou
 
 class ComparisonSwap(SiteTransform):
     id = "comparison-swap"
+    moves_lines = False  # every line stays where it was: line-reading code sees no change
     description = "Mirror a single <, >, <=, >= comparison: a < b becomes b > a."
     collector = _Collector
     rewrite = staticmethod(_swap)

@@ -115,6 +115,7 @@ def _rename(new_name: str, site: Site | None, ctx: FileContext, original: cst.Na
 
 class LocalRename:
     id = "local-rename"
+    moves_lines = False  # every line stays where it was: line-reading code sees no change
     family = "spt"
     description = "Rename a function-local variable consistently, closures included, to a fresh name."
     keyword_bound = False

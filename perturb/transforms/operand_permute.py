@@ -100,6 +100,7 @@ def _swap(site: Site, original: cst.BinaryOperation, updated: cst.BinaryOperatio
 
 class OperandPermute(SiteTransform):
     id = "operand-permute"
+    moves_lines = False  # every line stays where it was: line-reading code sees no change
     description = "Swap the operands of + * & | ^ when astroid proves both are plain builtin numbers."
     collector = _Collector
     rewrite = staticmethod(_swap)
