@@ -3,12 +3,17 @@ and still rewrite the rest of the file; transforms that keep every line in place
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import libcst as cst
 import pytest
 
 from repoanchor.perturb.engine import PassSpec, transform_source
 from repoanchor.perturb.results import Applied, Skipped
 from repoanchor.perturb.source.line_sensitive import line_reading_functions
+from repoanchor.perturb.tree import ApplyConfig, apply_tree
 
 SOURCE = '''\
 import sys
@@ -113,3 +118,39 @@ def _function(code: str, name: str) -> str:
     module = cst.parse_module(code)
     node = next(s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name)
     return module.code_for_node(node)
+
+
+MODULE = '''\
+import sys
+
+
+def distance():
+    first = sys._getframe().f_lineno
+    banner = """two
+lines"""
+    return sys._getframe().f_lineno - first, banner
+
+
+def other():
+    return """three
+more
+lines"""
+'''
+
+
+def test_constants_keep_the_literals_of_a_line_reading_function(tmp_path):
+    """A multi-line literal becomes a one-line load: inside distance() that would shorten what it measures."""
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "pkg" / "lines.py").write_text(MODULE)
+    config = ApplyConfig(["constant-externalization"], fraction=1.0, seed=0, workers=1)
+    report = apply_tree(tmp_path / "src", tmp_path / "out", config)
+    reasons = [o.reason for o in report.outcomes if isinstance(o, Skipped)]
+    assert any(r.startswith("line-sensitive: 1 literal(s) kept") for r in reasons), reasons
+    written = (tmp_path / "out" / "pkg" / "lines.py").read_text()
+    assert _function(written, "distance") == _function(MODULE, "distance")
+    assert '"""three' not in written  # the other function's literal moved
+    code = "from pkg.lines import distance, other; print(distance(), other())"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "out")}
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert ran.stdout.strip() == "(3, 'two\\nlines') three\nmore\nlines"

@@ -29,6 +29,7 @@ from repoanchor.perturb.mirage.constants.pool import ResourcePool
 from repoanchor.perturb.mirage.constants.rewrite import Target, externalize
 from repoanchor.perturb.mirage.constants.scan import Scan, scan_module
 from repoanchor.perturb.naming import identifiers_in
+from repoanchor.perturb.source.line_sensitive import line_reading_functions
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.treectx import TreeContext
 
@@ -51,6 +52,7 @@ REASONS = {
     "jit-compiled": "a JIT compiler cannot type a dict global",
     "before-loader": "code before the loader cannot read the constants",
     "comment-inside": "a comment inside an implicit concatenation would be lost",
+    "line-sensitive": "the function reads its own line numbers, and a multi-line literal's call takes one line",
 }
 BUILD_SCRIPTS = {"setup.py", "noxfile.py", "versioneer.py", "conftest.py"}
 LOADER_IMPORTS = ("json", "os", "pathlib")
@@ -79,6 +81,7 @@ class ConstantExternalization(ModuleByModule):
         module, text = parsed
         loader_index = insertion_index(module)
         scan = scan_module(module, keep_trivial=keep_trivial, first_allowed=loader_index)
+        _keep_line_reading_functions(scan, line_reading_functions(module, text))
         _report_refusals(ctx, rel, scan)
         if types is not None:  # groups are keyed (type name, repr): other kinds of value stay
             scan.groups = {key: sites for key, sites in scan.groups.items() if key[0] in types}
@@ -185,6 +188,18 @@ def _shadowed_stdlib(ctx: TreeContext, folder: PurePosixPath) -> str | None:
             if (ctx.root / candidate).exists():
                 return candidate.as_posix()
     return None
+
+
+def _keep_line_reading_functions(scan: Scan, functions: dict[int, tuple[str, str]]) -> None:
+    """Literals inside a function that reads its own line numbers stay (`source/line_sensitive.py`)."""
+    for key, sites in list(scan.groups.items()):
+        inside = [site for site in sites if any(id(node) in functions for node in (*site.path, site.node))]
+        scan.refused.extend(("line-sensitive", site.where) for site in inside)
+        kept = [site for site in sites if site not in inside]
+        if kept:
+            scan.groups[key] = kept
+        else:
+            del scan.groups[key]
 
 
 def _report_refusals(ctx: TreeContext, rel: str, scan: Scan) -> None:
