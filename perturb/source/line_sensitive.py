@@ -17,6 +17,7 @@ import re
 
 import libcst as cst
 
+from repoanchor.perturb.sites import site_paths
 from repoanchor.perturb.walk import walk
 
 LINE_CALLS = frozenset(
@@ -77,16 +78,20 @@ def line_reading_functions(module: cst.Module, text: str) -> dict[int, tuple[str
     return finder.found
 
 
+def reader_around(node: cst.CSTNode, path: tuple[cst.CSTNode, ...], found: dict[int, tuple[str, str]]):
+    """(name, what it reads) of the function in `found` that holds `node` (whose ancestors are `path`), or is it;
+    None where there is none."""
+    return next((found[id(holder)] for holder in (*path, node) if id(holder) in found), None)
+
+
 def refuse_line_moves(sites: list, module: cst.Module, text: str, ctx) -> list:
     """`sites` less those inside a function that reads line numbers, each refused with `ctx.skip`."""
-    from repoanchor.perturb.sites import site_paths  # sites imports the walk; this module is imported early
-
     found = line_reading_functions(module, text)
     if not found or not sites:
         return sites
     kept = []
     for site, path in zip(sites, site_paths(module, sites), strict=True):
-        inside = next((found[id(node)] for node in (*path, site.node) if id(node) in found), None)
+        inside = reader_around(site.node, path, found)
         if inside is None:
             kept.append(site)
         else:

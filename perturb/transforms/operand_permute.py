@@ -22,8 +22,9 @@ from astroid import nodes as an
 from repoanchor.perturb.builtin_numbers import NUMERIC, Refused, astroid_sites, forget_inference, number_types
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
+from repoanchor.perturb.speed.node_order import BINARY
 
-SWAPPABLE = {cst.Add: "+", cst.Multiply: "*", cst.BitAnd: "&", cst.BitOr: "|", cst.BitXor: "^"}
+SWAPPABLE = {op: BINARY[op] for op in (cst.Add, cst.Multiply, cst.BitAnd, cst.BitOr, cst.BitXor)}
 UNARY_OPS = (cst.Minus, cst.Plus, cst.BitInvert, cst.Not)
 PRECEDENCE = {cst.BitOr: 1, cst.BitXor: 2, cst.BitAnd: 3, cst.Add: 4, cst.Subtract: 4, cst.Multiply: 5}
 MAX_CHAIN = 50  # swaps down a left spine nest parentheses, and CPython allows 200 levels

@@ -29,7 +29,7 @@ from repoanchor.perturb.mirage.constants.pool import ResourcePool
 from repoanchor.perturb.mirage.constants.rewrite import Target, externalize
 from repoanchor.perturb.mirage.constants.scan import Scan, scan_module
 from repoanchor.perturb.naming import identifiers_in
-from repoanchor.perturb.source.line_sensitive import line_reading_functions
+from repoanchor.perturb.source.line_sensitive import line_reading_functions, reader_around
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.treectx import TreeContext
 
@@ -193,7 +193,7 @@ def _shadowed_stdlib(ctx: TreeContext, folder: PurePosixPath) -> str | None:
 def _keep_line_reading_functions(scan: Scan, functions: dict[int, tuple[str, str]]) -> None:
     """Literals inside a function that reads its own line numbers stay (`source/line_sensitive.py`)."""
     for key, sites in list(scan.groups.items()):
-        inside = [site for site in sites if any(id(node) in functions for node in (*site.path, site.node))]
+        inside = [site for site in sites if reader_around(site.node, site.path, functions)]
         scan.refused.extend(("line-sensitive", site.where) for site in inside)
         kept = [site for site in sites if site not in inside]
         if kept:
