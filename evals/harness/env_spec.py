@@ -22,5 +22,7 @@ class EnvSpec(BaseModel):
     """Tree-editing setup steps, re-run after each reset of the checkout (best effort, as one script)."""
     install: str | None = None
     """The project's own install, run after the patches and before the tests of every run."""
+    dependencies_as_of: str | None = None
+    """The release date the venv's dependencies were resolved under (`dependencies.release_date`), or None."""
     skipped: list[str] = []
     """Setup steps not run here (conda-only, system packages), so a failure can be traced to them."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness import container_run, venv_build
+from repoanchor.evals.harness.dependencies.release_date import release_date
 from repoanchor.evals.harness.env_spec import EnvSpec
 from repoanchor.scaffolds.records import InfraError
 
@@ -78,7 +79,8 @@ def local_env(row: dict[str, Any], workdir: Path, cache_dir: Path) -> EnvSpec:
         return EnvSpec(
             provider="local", instance_id=row["instance_id"], route="current", python=sys.executable, install=install
         )
-    venv, record = venv_build.build_venv(row["repo"], str(row["version"]), spec, workdir, cache_dir)
+    date = release_date(row, workdir)
+    venv, record = venv_build.build_venv(row["repo"], str(row["version"]), spec, workdir, cache_dir, date)
     tree_steps, system_steps = venv_build.split_pre_install(spec)
     return EnvSpec(
         provider="local",
@@ -88,6 +90,7 @@ def local_env(row: dict[str, Any], workdir: Path, cache_dir: Path) -> EnvSpec:
         venv=str(venv),
         pre_install=tree_steps,
         install=spec.get("install"),
+        dependencies_as_of=record.get("dependencies_as_of"),
         skipped=[*record["skipped"], *(f"system step: {step}" for step in system_steps)],
     )
 

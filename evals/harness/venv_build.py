@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness.dependencies.conda import environment_requirements
+from repoanchor.evals.harness.dependencies.release_date import TODAY, ReleaseDate, bound_venv
 from repoanchor.evals.harness.dependencies.requirements_file import requirement_lines, requirements_text
 from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
 from repoanchor.scaffolds.records import InfraError
@@ -65,10 +66,11 @@ def split_pre_install(spec: dict[str, Any]) -> tuple[list[str], list[str]]:
     return [s for s in steps if not SYSTEM_STEP.search(s)], [s for s in steps if SYSTEM_STEP.search(s)]
 
 
-def venv_key(repo: str, version: str, spec: dict[str, Any]) -> str:
+def venv_key(repo: str, version: str, spec: dict[str, Any], as_of: str | None = None) -> str:
     # The spec's hash is in the key so an edited spec never reuses a venv built from the old one; a venv whose
-    # environment file was once skipped is not reused either.
+    # environment file was once skipped is not reused either, nor one resolved under another release date.
     keyed = {**spec, "environment_file": 1} if spec.get("packages") == "environment.yml" else spec
+    keyed = {**keyed, "uploaded_prior_to": as_of} if as_of else keyed
     digest = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:10]
     return f"{repo.replace('/', '__')}-{version}-py{spec['python']}-{digest}"
 
@@ -158,35 +160,62 @@ def upgrade_pip(spec: dict[str, Any], checkout: Path, venv: Path, log: list[str]
     return [step], []
 
 
-def build_venv(repo: str, version: str, spec: dict[str, Any], checkout: Path, cache_dir: Path) -> tuple[Path, dict]:
-    """The cached venv for (repo, version, python), built now if missing; returns it and its build record."""
+def build_venv(
+    repo: str, version: str, spec: dict[str, Any], checkout: Path, cache_dir: Path, date: ReleaseDate = TODAY
+) -> tuple[Path, dict]:
+    """The cached venv for (repo, version, python), its dependencies as released by `date`, built now if missing;
+    returns it and its build record. A build that fails under the date is made again with today's releases, and
+    the record says why."""
     # Absolute: the install steps run in the checkout, where a relative cache path names nothing.
-    venv = Path(cache_dir).resolve() / venv_key(repo, version, spec)
+    venv = Path(cache_dir).resolve() / venv_key(repo, version, spec, date.when)
     with locked(venv):
         if (venv / READY).is_file():
             return venv, json.loads((venv / READY).read_text())
-        shutil.rmtree(venv, ignore_errors=True)  # a half-built venv from an interrupted build
-        python = find_python(spec["python"])
-        subprocess.run([python, "-m", "venv", str(venv)], check=True, capture_output=True)
-        log: list[str] = []
-        steps, skipped = upgrade_pip(spec, checkout, venv, log)
-        planned, missed = dependency_steps(repo, spec, checkout, venv)
-        skipped += missed
-        for step in planned:
-            if step == _requirements_step(venv):
-                lines = requirement_lines(_requirements_file(venv))
-                done, missed = install_each_on_failure(step, lines, "", "requirements.txt", checkout, venv, log)
-                steps, skipped = [*steps, *done], [*skipped, *missed]
-            else:
-                run_step(step, checkout, venv, log)
-                steps.append(step)
-        if spec.get("packages") == "environment.yml":
-            done, missed = install_environment_file(repo, spec, checkout, venv, log)
-            steps, skipped = [*steps, *done], [*skipped, *missed]
-        record = {"python": python, "steps": steps, "skipped": skipped}
-        (venv / "build.log").write_text("\n".join(log))
+        try:
+            record = _build(repo, spec, checkout, venv, date)
+        except InfraError as error:
+            if date.when is None:
+                raise
+            record = _build(repo, spec, checkout, venv, TODAY)
+            record["skipped"].insert(0, f"dependencies as of {date.when} failed, today's releases instead: "
+                                        f"{error.message.strip().splitlines()[-1][:300]}")  # fmt: skip
         (venv / READY).write_text(json.dumps(record, indent=1))
         return venv, record
+
+
+def _build(repo: str, spec: dict[str, Any], checkout: Path, venv: Path, date: ReleaseDate) -> dict:
+    shutil.rmtree(venv, ignore_errors=True)  # a half-built venv from an interrupted or failed build
+    python = find_python(spec["python"])
+    subprocess.run([python, "-m", "venv", str(venv)], check=True, capture_output=True)
+    log: list[str] = []
+    try:
+        steps, skipped = upgrade_pip(spec, checkout, venv, log)
+        unbound = bound_venv(venv, date)
+        skipped += [unbound] if unbound else []
+        done, missed = _dependencies(repo, spec, checkout, venv, log)
+    finally:
+        (venv / "build.log").write_text("\n".join(log))
+    as_of = None if unbound else date.when
+    record = {"python": python, "steps": [*steps, *done], "skipped": [*skipped, *missed], "dependencies_as_of": as_of}
+    return record | {"dependencies_date": date.source}
+
+
+def _dependencies(repo: str, spec: dict[str, Any], checkout: Path, venv: Path, log: list[str]):
+    """(steps run, skipped with reasons) of the spec's dependencies."""
+    planned, skipped = dependency_steps(repo, spec, checkout, venv)
+    steps: list[str] = []
+    for step in planned:
+        if step == _requirements_step(venv):
+            lines = requirement_lines(_requirements_file(venv))
+            done, missed = install_each_on_failure(step, lines, "", "requirements.txt", checkout, venv, log)
+            steps, skipped = [*steps, *done], [*skipped, *missed]
+        else:
+            run_step(step, checkout, venv, log)
+            steps.append(step)
+    if spec.get("packages") == "environment.yml":
+        done, missed = install_environment_file(repo, spec, checkout, venv, log)
+        steps, skipped = [*steps, *done], [*skipped, *missed]
+    return steps, skipped
 
 
 def private_copy(venv: Path, dest: Path) -> Path:

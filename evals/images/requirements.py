@@ -21,6 +21,7 @@ from typing import Any
 import tomllib
 
 from repoanchor.evals.harness import instance_env, venv_build
+from repoanchor.evals.harness.dependencies.release_date import release_date
 from repoanchor.evals.harness.venv_build import interpreter_version
 from repoanchor.perturb.validation.compile_check import CURRENT
 from repoanchor.scaffolds.records import InfraError
@@ -88,7 +89,8 @@ def plan_for(row: dict[str, Any], repo_cache: Path | None, venv_cache: Path) -> 
     with tempfile.TemporaryDirectory(prefix="repoanchor-envplan-") as scratch:
         tree = instance_env.checkout(instance_env.source_repo(row, repo_cache=repo_cache), row["base_commit"],
                                      Path(scratch) / "checkout")  # fmt: skip
-        venv, record = venv_build.build_venv(row["repo"], str(row["version"]), used_spec, tree, venv_cache)
+        date = release_date(row, tree)
+        venv, record = venv_build.build_venv(row["repo"], str(row["version"]), used_spec, tree, venv_cache, date)
         tree_steps, system_steps = venv_build.split_pre_install(spec)
         log: list[str] = []
         with venv_build.locked(venv):

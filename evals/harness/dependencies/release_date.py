@@ -1,0 +1,86 @@
+"""Dependencies as released when an instance's environment was current (pip's `--uploaded-prior-to`).
+
+SWE-bench specs leave most dependencies unpinned, and today's releases break old projects: pvlib 0.8's venv got
+NumPy 2, which removed `np.Inf`, so `import pvlib` failed and every test of its instances with it. A venv is built
+for a (repo, version), so its date is one per (repo, version) too: the committer date of the row's
+`environment_setup_commit` (the commit SWE-bench built that version's environment at), read from the clone.
+
+`REPOANCHOR_DEPS_AS_OF` chooses otherwise: `none` (today's releases), or an ISO date or datetime for every venv.
+The date is written into the venv's own `pip.conf` (pip's site configuration), so every pip run in the venv, its
+build's and each test run's project install alike, resolves under it; it needs pip 26.0 or later (Python 3.9 and
+later here): an older pip is recorded as not applying it. Files on a local index or find-links folder carry no
+upload time, and pip keeps them whatever the date.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+VARIABLE = "REPOANCHOR_DEPS_AS_OF"
+FIRST_PIP = (26, 0)
+"""The first pip with `--uploaded-prior-to`."""
+
+
+@dataclass(frozen=True)
+class ReleaseDate:
+    when: str | None
+    """UTC, "YYYY-MM-DDTHH:MM:SSZ"; None for today's releases."""
+    source: str
+    """Where it came from, for the venv's record."""
+
+
+TODAY = ReleaseDate(None, "today's releases")
+
+
+def release_date(row: dict[str, Any], clone: Path) -> ReleaseDate:
+    """The date `row`'s venv resolves its dependencies under (see the module's docstring)."""
+    chosen = os.environ.get(VARIABLE, "").strip()
+    if chosen.lower() == "none":
+        return ReleaseDate(None, f"{VARIABLE}=none: today's releases")
+    if chosen:
+        return ReleaseDate(_utc(chosen, VARIABLE), f"{VARIABLE}={chosen}")
+    commit = row.get("environment_setup_commit")
+    if not commit:
+        return ReleaseDate(None, "no environment_setup_commit in the row: today's releases")
+    proc = subprocess.run(
+        ["git", "show", "-s", "--format=%cI", str(commit)], cwd=clone, capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0 or not proc.stdout.strip():
+        return ReleaseDate(None, f"environment_setup_commit {commit} is not in the clone: today's releases")
+    return ReleaseDate(_utc(proc.stdout.strip(), "the commit date"), f"environment_setup_commit {commit[:12]}")
+
+
+def _utc(text: str, what: str) -> str:
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"{what}: {text!r} is not an ISO date or datetime (e.g. 2023-03-17)") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def pip_version(venv: Path) -> tuple[int, ...]:
+    """The venv's pip as a version tuple (its `major.minor`), or () where pip cannot say."""
+    probe = "import pip; print(pip.__version__)"
+    proc = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=False)
+    numbers = re.match(r"(\d+)\.(\d+)", proc.stdout.strip())
+    return tuple(int(n) for n in numbers.groups()) if numbers else ()
+
+
+def bound_venv(venv: Path, date: ReleaseDate) -> str | None:
+    """Write `date` into the venv's pip.conf; returns why it does not apply (None where it does)."""
+    if date.when is None:
+        return None
+    found = pip_version(venv)
+    if found < FIRST_PIP:
+        shown = ".".join(map(str, found)) or "unknown"
+        return f"dependencies as of {date.when} not applied: the venv's pip {shown} has no --uploaded-prior-to (26.0+)"
+    (venv / "pip.conf").write_text(f"[global]\nuploaded-prior-to = {date.when}\n")
+    return None

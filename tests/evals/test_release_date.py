@@ -1,0 +1,137 @@
+"""A spec's unpinned dependencies resolve as released when the instance's environment was current: pvlib 0.8's venv
+got NumPy 2 (no `np.Inf`) and every test of pvlib-python-1154 failed at `import pvlib`, the original's included."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from repoanchor.evals.harness.dependencies.release_date import (
+    VARIABLE,
+    ReleaseDate,
+    bound_venv,
+    pip_version,
+    release_date,
+)
+from repoanchor.evals.harness.venv_build import build_venv, command_env, venv_key
+
+ONLINE = pytest.mark.skipif(os.environ.get("REPOANCHOR_OFFLINE") == "1", reason="REPOANCHOR_OFFLINE=1: uses PyPI")
+# inflection on PyPI: 0.3.1 (2015-05-03), 0.4.0 (2020-04-06), 0.5.0 (2020-06-06), 0.5.1 (2020-08-22); none since.
+BEFORE_050 = ReleaseDate("2020-05-01T00:00:00Z", "a test's date")
+
+
+@pytest.fixture
+def clone(tmp_path, monkeypatch):
+    monkeypatch.delenv(VARIABLE, raising=False)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    dated = {**os.environ, "GIT_COMMITTER_DATE": "2023-03-17T20:08:34-04:00", "GIT_AUTHOR_DATE": "2001-01-01T00:00:00"}
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "env"], cwd=repo, check=True, env=dated)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True)
+    return repo, head.stdout.strip()
+
+
+def test_the_date_is_the_environment_setup_commits_committer_date_in_utc(clone):
+    repo, commit = clone
+    date = release_date({"environment_setup_commit": commit}, repo)
+    assert date.when == "2023-03-18T00:08:34Z"
+    assert commit[:12] in date.source
+
+
+@pytest.mark.parametrize(
+    ("row", "reason"),
+    [({}, "no environment_setup_commit"), ({"environment_setup_commit": "0" * 40}, "is not in the clone")],
+)
+def test_without_the_commit_there_is_no_date_and_the_source_says_why(clone, row, reason):
+    date = release_date(row, clone[0])
+    assert date.when is None
+    assert reason in date.source
+
+
+@pytest.mark.parametrize(
+    ("chosen", "when"),
+    [
+        ("none", None),
+        ("NONE", None),
+        ("2021-06-01", "2021-06-01T00:00:00Z"),
+        ("2021-06-01T02:00:00+02:00", "2021-06-01T00:00:00Z"),
+    ],
+)
+def test_the_variable_overrides_the_commit(clone, monkeypatch, chosen, when):
+    repo, commit = clone
+    monkeypatch.setenv(VARIABLE, chosen)
+    date = release_date({"environment_setup_commit": commit}, repo)
+    assert date.when == when
+    assert VARIABLE in date.source
+
+
+def test_a_date_that_is_not_one_is_refused_naming_the_variable(clone, monkeypatch):
+    monkeypatch.setenv(VARIABLE, "last spring")
+    with pytest.raises(ValueError, match=f"{VARIABLE}: 'last spring' is not an ISO date"):
+        release_date({}, clone[0])
+
+
+def test_a_venv_resolved_under_another_date_is_another_venv():
+    spec = {"python": "3.11", "packages": "numpy"}
+    keys = {
+        venv_key("a/b", "1", spec),
+        venv_key("a/b", "1", spec, "2020-01-01T00:00:00Z"),
+        venv_key("a/b", "1", spec, "2021-01-01T00:00:00Z"),
+    }
+    assert len(keys) == 3
+
+
+def test_a_pip_without_the_option_is_recorded_and_given_no_date(tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)  # its bundled pip
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "pip<26"], check=True,
+                   capture_output=True, env=command_env(venv))  # fmt: skip
+    reason = bound_venv(venv, BEFORE_050)
+    assert pip_version(venv) < (26, 0)
+    assert reason.startswith("dependencies as of 2020-05-01T00:00:00Z not applied: the venv's pip 2")
+    assert not (venv / "pip.conf").exists()
+
+
+def _installed(venv, name: str) -> str:
+    probe = f"import importlib.metadata as m; print(m.version({name!r}))"
+    return subprocess.run(
+        [str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def _would_install(venv, requirement: str) -> str:
+    """What a later pip run in the venv (a test run's project install) resolves `requirement` to."""
+    command = [str(venv / "bin" / "python"), "-m", "pip", "install", "--dry-run", "--ignore-installed", requirement]
+    proc = subprocess.run(command, capture_output=True, text=True, env=command_env(venv), check=True)
+    return proc.stdout.strip().splitlines()[-1]
+
+
+@ONLINE
+def test_the_build_and_every_later_pip_run_in_the_venv_resolve_under_the_date(tmp_path):
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    spec = {"python": "3.11", "pip_packages": ["inflection"]}
+    venv, record = build_venv("acme/old", "1.0", spec, checkout, tmp_path / "venvs", BEFORE_050)
+    assert _installed(venv, "inflection") == "0.4.0"
+    assert record["dependencies_as_of"] == "2020-05-01T00:00:00Z"
+    assert _would_install(venv, "inflection") == "Would install inflection-0.4.0"
+    today, _ = build_venv("acme/old", "1.0", spec, checkout, tmp_path / "venvs")
+    assert today != venv
+    assert _installed(today, "inflection") == "0.5.1"
+
+
+@ONLINE
+def test_a_build_that_fails_under_the_date_is_made_with_todays_releases_and_says_so(tmp_path):
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    spec = {"python": "3.11", "pip_packages": ["inflection>=0.5"]}  # nothing released before the date meets it
+    venv, record = build_venv("acme/new", "1.0", spec, checkout, tmp_path / "venvs", BEFORE_050)
+    assert _installed(venv, "inflection") == "0.5.1"
+    assert record["dependencies_as_of"] is None
+    assert record["skipped"][0].startswith("dependencies as of 2020-05-01T00:00:00Z failed, today's releases instead")
+    assert not (venv / "pip.conf").exists()
