@@ -21,6 +21,7 @@ import libcst as cst
 from repoanchor.perturb.context import FileContext, ProjectInfo
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
+from repoanchor.perturb.source.jit_compiled import refuse_in_compiled
 from repoanchor.perturb.source.line_sensitive import refuse_line_moves
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.speed.emission import FileEmission, emissions_held
@@ -164,11 +165,11 @@ def _run_passes(module, text, path, passes, seed, fraction, project, check_each,
 
 def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float, text: str):
     """One pass: (the new module, its outcome). `text`: the file's source (it tells whether any function of the file
-    may read its own line numbers: `line_sensitive`)."""
+    may read its own line numbers, `line_sensitive`, or be compiled, `jit_compiled`)."""
     if transform.keyword_bound and not ctx.keywords:
         return module, Skipped(ctx.transform_id, ctx.path, "no keyword: this transform inserts a keyword")
     try:
-        sites = transform.candidates(module, ctx)
+        sites = refuse_in_compiled(transform.candidates(module, ctx), module, text, ctx)
         if getattr(transform, "moves_lines", True):
             sites = refuse_line_moves(sites, module, text, ctx)
         if not sites:

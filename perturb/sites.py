@@ -85,6 +85,21 @@ def site_paths(module: cst.Module, sites: Sequence[Site]) -> list[tuple[cst.CSTN
     return [found[id(site.node)] for site in sites]
 
 
+def refuse_inside(sites: list[Site], module: cst.Module, found: dict[int, str], ctx: Any) -> list[Site]:
+    """`sites` less those inside a node of `found` (id(node) -> why its insides are left alone), or at one; each
+    refused with `ctx.skip(why)`."""
+    if not found or not sites:
+        return sites
+    kept = []
+    for site, path in zip(sites, site_paths(module, sites), strict=True):
+        why = next((found[id(holder)] for holder in (*path, site.node) if id(holder) in found), None)
+        if why is None:
+            kept.append(site)
+        else:
+            ctx.skip(why, site)
+    return kept
+
+
 def rewrite_sites(module: cst.Module, sites: Sequence[Site], ctx: Any, rewrite: SiteRewrite) -> cst.Module:
     """Replace each site by `rewrite(site, original, updated)`; None refuses (module unchanged there).
 

@@ -17,7 +17,7 @@ import re
 
 import libcst as cst
 
-from repoanchor.perturb.sites import site_paths
+from repoanchor.perturb.sites import refuse_inside
 from repoanchor.perturb.walk import walk
 
 LINE_CALLS = frozenset(
@@ -78,23 +78,11 @@ def line_reading_functions(module: cst.Module, text: str) -> dict[int, tuple[str
     return finder.found
 
 
-def reader_around(node: cst.CSTNode, path: tuple[cst.CSTNode, ...], found: dict[int, tuple[str, str]]):
-    """(name, what it reads) of the function in `found` that holds `node` (whose ancestors are `path`), or is it;
-    None where there is none."""
-    return next((found[id(holder)] for holder in (*path, node) if id(holder) in found), None)
-
-
 def refuse_line_moves(sites: list, module: cst.Module, text: str, ctx) -> list:
     """`sites` less those inside a function that reads line numbers, each refused with `ctx.skip`."""
     found = line_reading_functions(module, text)
-    if not found or not sites:
-        return sites
-    kept = []
-    for site, path in zip(sites, site_paths(module, sites), strict=True):
-        inside = reader_around(site.node, path, found)
-        if inside is None:
-            kept.append(site)
-        else:
-            name, what = inside
-            ctx.skip(f"line-sensitive: {name} reads line numbers ({what}); moving its lines would change them", site)
-    return kept
+    why = {
+        key: f"line-sensitive: {name} reads line numbers ({what}); moving its lines would change them"
+        for key, (name, what) in found.items()
+    }
+    return refuse_inside(sites, module, why, ctx)

@@ -65,7 +65,6 @@ TYPING_SUBSCRIPTS = frozenset(
 )
 """Generic aliases: a string there is a forward reference, a literal there is a type."""
 PLATFORM_PREFIXES = ("sys.version_info", "sys.platform", "os.name", "sys.implementation", "platform.", "sys.byteorder")
-JIT_MARKERS = ("jit", "vectorize", "cfunc", "stencil")
 _ANNOTATION_NODES = (cst.Annotation, cst.TypeAlias, cst.TypeParameters, cst.TypeParam)
 
 
@@ -128,14 +127,9 @@ def _call_refusal(call: cst.Call) -> str | None:
 
 
 def _function_refusal(func: cst.FunctionDef) -> str | None:
-    if func.name.value == "__del__":
-        return "finalizer"  # may run at shutdown, after module globals are cleared
-    for decorator in func.decorators:
-        target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
-        name = (dotted_name(target) or "").lower()
-        if any(marker in name for marker in JIT_MARKERS):
-            return "jit-compiled"  # numba and friends cannot type a dict global
-    return None
+    # A compiled function's literals are kept too, by the transform (`source/jit_compiled.py`): its decorator's
+    # name may be bound anywhere in the module, which a rule that sees the function alone cannot tell.
+    return "finalizer" if func.name.value == "__del__" else None  # may run at shutdown, globals cleared
 
 
 _PARENT_RULES = {

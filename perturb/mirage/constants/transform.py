@@ -29,7 +29,8 @@ from repoanchor.perturb.mirage.constants.pool import ResourcePool
 from repoanchor.perturb.mirage.constants.rewrite import Target, externalize
 from repoanchor.perturb.mirage.constants.scan import Scan, scan_module
 from repoanchor.perturb.naming import identifiers_in
-from repoanchor.perturb.source.line_sensitive import line_reading_functions, reader_around
+from repoanchor.perturb.source.jit_compiled import compiled_functions
+from repoanchor.perturb.source.line_sensitive import line_reading_functions
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.treectx import TreeContext
 
@@ -81,7 +82,8 @@ class ConstantExternalization(ModuleByModule):
         module, text = parsed
         loader_index = insertion_index(module)
         scan = scan_module(module, keep_trivial=keep_trivial, first_allowed=loader_index)
-        _keep_line_reading_functions(scan, line_reading_functions(module, text))
+        held = dict.fromkeys(line_reading_functions(module, text), "line-sensitive")
+        _keep_inside(scan, held | dict.fromkeys(compiled_functions(module, text), "jit-compiled"))
         _report_refusals(ctx, rel, scan)
         if types is not None:  # groups are keyed (type name, repr): other kinds of value stay
             scan.groups = {key: sites for key, sites in scan.groups.items() if key[0] in types}
@@ -190,12 +192,15 @@ def _shadowed_stdlib(ctx: TreeContext, folder: PurePosixPath) -> str | None:
     return None
 
 
-def _keep_line_reading_functions(scan: Scan, functions: dict[int, tuple[str, str]]) -> None:
-    """Literals inside a function that reads its own line numbers stay (`source/line_sensitive.py`)."""
+def _keep_inside(scan: Scan, held: dict[int, str]) -> None:
+    """Literals inside a function of `held` (id -> reason class) stay: one that reads its own line numbers
+    (`source/line_sensitive.py`), one a JIT compiler compiles (`source/jit_compiled.py`)."""
+    if not held:
+        return
     for key, sites in list(scan.groups.items()):
-        inside = [site for site in sites if reader_around(site.node, site.path, functions)]
-        scan.refused.extend(("line-sensitive", site.where) for site in inside)
-        kept = [site for site in sites if site not in inside]
+        reasons = [next((held[id(h)] for h in (*site.path, site.node) if id(h) in held), None) for site in sites]
+        scan.refused.extend((reason, site.where) for reason, site in zip(reasons, sites, strict=True) if reason)
+        kept = [site for reason, site in zip(reasons, sites, strict=True) if reason is None]
         if kept:
             scan.groups[key] = kept
         else:
