@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 from repoanchor.scaffolds.environments.docker_container import container_environment
@@ -31,7 +31,7 @@ from repoanchor.scaffolds.environments.local import Environment
 from repoanchor.scaffolds.environments.scratch import scratch_folder
 from repoanchor.scaffolds.models.model import ModelConfig, redact
 from repoanchor.scaffolds.models.relay import ModelRelay
-from repoanchor.scaffolds.models.relay_handler import classify
+from repoanchor.scaffolds.opencode.events import Progress, follow, model_failure, read_events
 from repoanchor.scaffolds.opencode.process import (
     FORWARD_PORT,
     HOME,
@@ -68,21 +68,6 @@ DRAIN_SECONDS = 15.0
 # After the model refused a request (context window...), OpenCode writes its own `error` event and ends; it is
 # killed only once that event is in (so the trajectory shows the ending), or after this long without it.
 ENDING_GRACE_SECONDS = 10.0
-
-
-@dataclass
-class Progress:
-    """What the event stream has shown so far."""
-
-    session_id: str | None = None
-    steps: int = 0
-    cost: float = 0.0
-    error: dict | None = None
-    stop: str | None = None
-    """Why the adapter stopped OpenCode: a limit's description; None when it ended by itself."""
-    infra: InfraError | None = None
-    ending: tuple[str, str] | None = None
-    """(ending, message) when the model refused a request for what it held (see scaffolds.models.model)."""
 
 
 class OpenCode:
@@ -148,7 +133,7 @@ class OpenCode:
     def _watch(self, process, relay: ModelRelay, limits: Limits, model, progress: Progress, out, started) -> None:
         """Copy events to the events file as they arrive; stop OpenCode at a limit or a failing model."""
         lines: queue.Queue[bytes | InfraError | None] = queue.Queue()
-        reader = threading.Thread(target=_read, args=(process, out / EVENTS_FILE, lines), daemon=True)
+        reader = threading.Thread(target=read_events, args=(process, out / EVENTS_FILE, lines), daemon=True)
         reader.start()
         priced, stopped_at, ended_at = model.price_per_million is not None, None, None
         while True:
@@ -165,13 +150,13 @@ class OpenCode:
             if isinstance(line, InfraError):
                 progress.infra = line
             else:
-                _follow(line, progress, limits, priced)
+                follow(line, progress, limits, priced)
             if limits.wall_seconds and time.monotonic() - started > limits.wall_seconds:
                 progress.stop = progress.stop or f"wall time limit {limits.wall_seconds:g} s reached"
             if relay.ending:  # the model refused the request itself: the run ends as the agent's, graded
                 progress.ending = progress.ending or relay.ending
             elif relay.consecutive_failures >= self.fail_after or progress.error:
-                progress.infra = progress.infra or _model_failure(relay, progress.error)
+                progress.infra = progress.infra or model_failure(relay, progress.error)
             if progress.ending and not stopped_at:
                 ended_at = ended_at or time.monotonic()
                 if progress.error or time.monotonic() - ended_at > ENDING_GRACE_SECONDS:
@@ -235,57 +220,6 @@ def _upstream(model: ModelConfig) -> str:
             f"OpenCode talks to OpenAI-compatible endpoints only; give {model.model} an api_base (a LiteLLM proxy)",
         )
     return OPENAI_BASE
-
-
-def _read(process, events: Path, lines: queue.Queue) -> None:
-    """The reader thread: every stdout line goes to the events file at once (a crash loses nothing)."""
-    try:
-        with events.open("ab") as sink:
-            for line in process.lines():
-                sink.write(line)
-                sink.flush()
-                lines.put(line)
-    except Exception as error:  # the stream broke (the engine went away): the main loop raises it
-        lines.put(InfraError("environment_exec", f"OpenCode's output stream broke: {error}"))
-    finally:
-        lines.put(None)
-
-
-def _follow(line: bytes, progress: Progress, limits: Limits, priced: bool) -> None:
-    """Update `progress` with one event line; set `stop` when a step or cost limit is reached."""
-    try:
-        event = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return
-    if not isinstance(event, dict):
-        return
-    progress.session_id = progress.session_id or event.get("sessionID")
-    part = event.get("part") if isinstance(event.get("part"), dict) else {}
-    if event.get("type") == "error":
-        progress.error = event.get("error") if isinstance(event.get("error"), dict) else {"name": "UnknownError"}
-    if event.get("type") != "step_finish":
-        return
-    progress.steps += 1
-    if isinstance(part.get("cost"), (int, float)):
-        progress.cost += part["cost"]
-    if part.get("reason") == "stop":
-        return  # the model is done: no further call to limit
-    if limits.steps and progress.steps >= limits.steps:
-        progress.stop = f"step limit {limits.steps} reached"
-    elif priced and limits.cost and progress.cost >= limits.cost:
-        progress.stop = f"cost limit {limits.cost:g} USD reached ({progress.cost:.6f} USD)"
-
-
-def _model_failure(relay: ModelRelay, error: dict | None) -> InfraError:
-    """The infrastructure error behind a failing run: the relay's own observation when it has one."""
-    if relay.consecutive_failures and relay.last_error is not None:
-        return relay.last_error
-    error = error or {}
-    data = error.get("data") if isinstance(error.get("data"), dict) else {}
-    message = f"OpenCode reported {error.get('name', 'an error')}: {data.get('message') or error}"
-    status = data.get("statusCode")
-    kind = classify(status) if isinstance(status, int) else None
-    return InfraError(kind or "opencode_error", message)
 
 
 def _export(process, session_id: str, out: Path) -> None:
