@@ -66,6 +66,8 @@ class ScriptedServer:
         self.responder = responder
         """Computes each reply from the request body instead of the queue (a policy such as the demo's oracle)."""
         self.requests: list[Request] = []
+        self.dropped = 0
+        """Connections whose client went away before its reply was written (an agent stopped mid-call)."""
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
         self.push(*replies)
@@ -144,6 +146,13 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, *args) -> None:  # keep test output clean
             pass
+
+        def handle(self) -> None:
+            try:
+                super().handle()
+            except (BrokenPipeError, ConnectionResetError):  # the client stopped listening: counted, not a failure
+                with server._lock:
+                    server.dropped += 1
 
         def do_GET(self) -> None:
             if self.path.split("?")[0] not in MODEL_PATHS:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import struct
 import threading
 import time
 import urllib.error
@@ -105,6 +107,23 @@ def test_litellm_real_client_plain_and_streaming(monkeypatch):
         assert [r.body["model"] for r in server.requests] == ["scripted", "scripted"]
         assert server.requests[1].body["stream"] is True
     assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"
+
+
+def test_a_client_that_goes_away_before_its_reply_is_counted_and_the_server_goes_on():
+    """OpenCode stopped at a limit closes its connection mid-call: the reply has no one to go to."""
+    with ScriptedServer([Reply("late", delay=0.3), "next"]) as server:
+        body = json.dumps({"model": "m", "stream": True, "messages": []}).encode()
+        client = socket.create_connection(("127.0.0.1", server.port))
+        client.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)  # fmt: skip
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+        client.close()
+        deadline = time.monotonic() + 10
+        while server.dropped == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.dropped == 1
+        status, answer = _post(server.url + "/v1/chat/completions", {"model": "m", "messages": []})
+        assert (status, json.loads(answer)["choices"][0]["message"]["content"]) == (200, "next")
 
 
 def test_a_responder_computes_each_reply_from_the_request():
