@@ -44,6 +44,22 @@ def test_the_date_is_the_environment_setup_commits_committer_date_in_utc(clone):
 
 
 @pytest.mark.parametrize(
+    ("python", "when", "floor"),
+    [
+        ("3.9", "2023-03-18T00:08:34Z", False),  # Python 3.9 had been out for years: the commit's date
+        ("3.11", "2023-04-25T00:00:00Z", True),  # 2022-10-24 + 183 days: later than the commit
+        ("3.12", "2024-04-02T00:00:00Z", True),  # the commit predates Python 3.12: no wheels for it yet
+        ("2.7", "2023-03-18T00:08:34Z", False),  # no floor for a Python not listed
+    ],
+)
+def test_the_date_is_never_before_the_specs_python_had_settled(clone, python, when, floor):
+    repo, commit = clone
+    date = release_date({"environment_setup_commit": commit}, repo, python)
+    assert date.when == when
+    assert date.source.startswith(f"Python {python} released + 183 days") == floor
+
+
+@pytest.mark.parametrize(
     ("row", "reason"),
     [({}, "no environment_setup_commit"), ({"environment_setup_commit": "0" * 40}, "is not in the clone")],
 )

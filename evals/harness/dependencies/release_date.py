@@ -3,7 +3,9 @@
 SWE-bench specs leave most dependencies unpinned, and today's releases break old projects: pvlib 0.8's venv got
 NumPy 2, which removed `np.Inf`, so `import pvlib` failed and every test of its instances with it. A venv is built
 for a (repo, version), so its date is one per (repo, version) too: the committer date of the row's
-`environment_setup_commit` (the commit SWE-bench built that version's environment at), read from the clone.
+`environment_setup_commit` (the commit SWE-bench built that version's environment at), read from the clone, but
+never earlier than half a year after the spec's Python came out: SWE-bench gives old versions (requests 2.3, of
+2014) Python 3.9, whose packages of that time (pytest 2.6) do not run on it, nor have wheels for it.
 
 `REPOANCHOR_DEPS_AS_OF` chooses otherwise: `none` (today's releases), or an ISO date or datetime for every venv.
 The date is written into the venv's own `pip.conf` (pip's site configuration), so every pip run in the venv, its
@@ -18,11 +20,18 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 VARIABLE = "REPOANCHOR_DEPS_AS_OF"
+PYTHON_RELEASED = {
+    "3.8": "2019-10-14", "3.9": "2020-10-05", "3.10": "2021-10-04", "3.11": "2022-10-24", "3.12": "2023-10-02",
+    "3.13": "2024-10-07", "3.14": "2025-10-07",
+}  # fmt: skip
+"""Each Python's x.y.0 release; a version not listed sets no floor."""
+SETTLED = timedelta(days=183)
+"""From a Python's release to the date its packages are taken from: wheels for it and support for it come in."""
 FIRST_PIP = (26, 0)
 """The first pip with `--uploaded-prior-to`."""
 
@@ -38,8 +47,8 @@ class ReleaseDate:
 TODAY = ReleaseDate(None, "today's releases")
 
 
-def release_date(row: dict[str, Any], clone: Path) -> ReleaseDate:
-    """The date `row`'s venv resolves its dependencies under (see the module's docstring)."""
+def release_date(row: dict[str, Any], clone: Path, python: str | None = None) -> ReleaseDate:
+    """The date `row`'s venv, on `python` ("X.Y"), resolves its dependencies under (see the module's docstring)."""
     chosen = os.environ.get(VARIABLE, "").strip()
     if chosen.lower() == "none":
         return ReleaseDate(None, f"{VARIABLE}=none: today's releases")
@@ -53,7 +62,19 @@ def release_date(row: dict[str, Any], clone: Path) -> ReleaseDate:
     )
     if proc.returncode != 0 or not proc.stdout.strip():
         return ReleaseDate(None, f"environment_setup_commit {commit} is not in the clone: today's releases")
-    return ReleaseDate(_utc(proc.stdout.strip(), "the commit date"), f"environment_setup_commit {commit[:12]}")
+    committed = ReleaseDate(_utc(proc.stdout.strip(), "the commit date"), f"environment_setup_commit {commit[:12]}")
+    floor = _settled(python)
+    if floor and floor > committed.when:
+        return ReleaseDate(floor, f"Python {python} released + {SETTLED.days} days (later than {committed.source})")
+    return committed
+
+
+def _settled(python: str | None) -> str | None:
+    released = PYTHON_RELEASED.get(python or "")
+    if released is None:
+        return None
+    moment = datetime.fromisoformat(released).replace(tzinfo=timezone.utc) + SETTLED
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _utc(text: str, what: str) -> str:
