@@ -21,13 +21,15 @@ from repoanchor.perturb.walk import walk
 
 JIT_MARKERS = ("jit", "vectorize", "cfunc", "stencil")
 JIT_MODULES = ("numba", "jax", "pythran", "taichi", "cython")
+COMPILING = frozenset({"tf.function", "tensorflow.function", "torch.compile"})
+"""Compilers whose names say nothing of it."""
 NUMBA_OPTIONS = frozenset({"nopython", "nogil", "fastmath", "forceobj", "boundscheck", "error_model"})
 
 
 def jit_named(name: str) -> bool:
-    """Whether a dotted name reads as a JIT compiler's (`numba.njit`, `jit`, `guvectorize`)."""
-    last = name.rsplit(".", 1)[-1].lower()
-    return any(marker in last for marker in JIT_MARKERS)
+    """Whether a dotted name reads as a JIT compiler's (`numba.njit`, `jit`, `guvectorize`, `torch.jit.script`)."""
+    parts = name.lower().split(".")
+    return any(marker in parts[-1] for marker in JIT_MARKERS) or "jit" in parts[:-1] or name in COMPILING
 
 
 class _Aliases:
