@@ -23,6 +23,7 @@ class EnvSpec(BaseModel):
     install: str | None = None
     """The project's own install, run after the patches and before the tests of every run."""
     dependencies_as_of: str | None = None
-    """The release date the venv's dependencies were resolved under (`dependencies.release_date`), or None."""
+    """The release date the venv's dependencies resolve under (`dependencies.release_date`), or None; where its pip
+    could not apply it, or a build failed under it, `skipped` says so."""
     skipped: list[str] = []
     """Setup steps not run here (conda-only, system packages), so a failure can be traced to them."""

@@ -4,7 +4,8 @@ The test command comes, in order, from the suite field `repoanchor_test_cmd` (wi
 the test files of FAIL_TO_PASS ∪ PASS_TO_PASS), from the row's `eval_script` (the lines SWE-bench puts
 between its start/end markers, plus its `export`s), or from swebench 4.1.0's spec `test_cmd` and the test
 directives of `test_patch`. Logs are parsed by swebench's own parsers, named by the row's
-`repoanchor_log_parser`/`log_parser` or looked up by repository, never re-implemented here.
+`repoanchor_log_parser`/`log_parser` (or its `install_config`'s, `instance_spec`) or looked up by repository,
+never re-implemented here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from repoanchor.evals.harness.venv_build import install_spec
+from repoanchor.evals.harness.instance_spec import row_spec, spec_for
 from repoanchor.scaffolds.records import InfraError
 
 # The same markers as swebench.harness.constants, so a log written here reads like one written there.
@@ -44,7 +45,7 @@ def command_for(row: dict[str, Any], repo_dir: str | Path = IMAGE_REPO_DIR) -> s
 def spec_command(row: dict[str, Any], directives: list[str] | None = None) -> str:
     """swebench's spec `test_cmd` for the row's repo/version, after its `eval_commands`' exports, then
     `directives` (default: swebench's test directives of the row's `test_patch`)."""
-    spec = install_spec(row["repo"], row.get("version"))
+    spec = spec_for(row)
     if spec is None:
         raise InfraError("environment_setup", f"{row['instance_id']}: no test command (no eval_script, no spec)")
     exports = [line for line in spec.get("eval_commands") or [] if line.startswith("export ")]
@@ -99,11 +100,11 @@ def _parsers() -> dict[str, Callable]:
 
 
 def parser_name(row: dict[str, Any]) -> str | None:
-    """The swebench parser for `row`: its `repoanchor_log_parser`/`log_parser`, else its repository's; None if
-    there is none. A name without the `parse_log_` prefix gets it."""
+    """The swebench parser for `row`: its `repoanchor_log_parser`/`log_parser`/install_config's, else its
+    repository's; None if there is none. A name without the `parse_log_` prefix gets it."""
     from swebench.harness.log_parsers import MAP_REPO_TO_PARSER
 
-    name = row.get("repoanchor_log_parser") or row.get("log_parser")
+    name = row.get("repoanchor_log_parser") or row.get("log_parser") or (row_spec(row) or {}).get("log_parser")
     if name:
         return name if name.startswith("parse_log_") else f"parse_log_{name}"
     found = MAP_REPO_TO_PARSER.get(row.get("repo"))

@@ -19,9 +19,10 @@ from typing import Any
 
 from repoanchor.evals.harness import eval_script, instance_env
 from repoanchor.evals.harness.container_run import run_in_tree
+from repoanchor.evals.harness.dependencies.pip_steps import venv_variables
 from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.patch_guard import unsafe_paths
-from repoanchor.evals.harness.venv_build import locked, venv_variables
+from repoanchor.evals.harness.venv_build import locked
 from repoanchor.evals.harness.verdict import (
     Grade,
     RunStatus,

@@ -26,6 +26,7 @@ from typing import Any
 from repoanchor.evals.harness import container_run, venv_build
 from repoanchor.evals.harness.dependencies.release_date import release_date
 from repoanchor.evals.harness.env_spec import EnvSpec
+from repoanchor.evals.harness.instance_spec import spec_for
 from repoanchor.scaffolds.records import InfraError
 
 
@@ -73,7 +74,7 @@ def reset_checkout(workdir: Path, base_commit: str) -> None:
 
 def local_env(row: dict[str, Any], workdir: Path, cache_dir: Path) -> EnvSpec:
     """The `local` environment for `row` in the prepared checkout `workdir`; builds the venv when needed."""
-    spec = None if row.get("repoanchor_test_cmd") else venv_build.install_spec(row["repo"], row.get("version"))
+    spec = None if row.get("repoanchor_test_cmd") else spec_for(row)
     if spec is None:
         install = row.get("repoanchor_install")  # the checkout's own preparation, as a spec's `install` is
         return EnvSpec(
@@ -90,7 +91,7 @@ def local_env(row: dict[str, Any], workdir: Path, cache_dir: Path) -> EnvSpec:
         venv=str(venv),
         pre_install=tree_steps,
         install=spec.get("install"),
-        dependencies_as_of=record.get("dependencies_as_of"),
+        dependencies_as_of=date.when,
         skipped=[*record["skipped"], *(f"system step: {step}" for step in system_steps)],
     )
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -25,7 +24,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from repoanchor.evals.harness.dependencies.conda import environment_requirements
+from repoanchor.evals.harness.dependencies.pip_steps import (
+    install_each_on_failure,
+    install_environment_file,
+    run_step,
+)
 from repoanchor.evals.harness.dependencies.release_date import TODAY, ReleaseDate, bound_venv
 from repoanchor.evals.harness.dependencies.requirements_file import requirement_lines, requirements_text
 from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
@@ -75,26 +78,6 @@ def venv_key(repo: str, version: str, spec: dict[str, Any], as_of: str | None = 
     return f"{repo.replace('/', '__')}-{version}-py{spec['python']}-{digest}"
 
 
-# Variables from the caller that would change how the project's tests run or where they import from.
-_DROPPED = ("PYTHONPATH", "PYTHONHOME", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "VIRTUAL_ENV", "CONDA_PREFIX")
-
-
-def command_env(venv: Path | str | None) -> dict[str, str]:
-    """The environment for building a venv (trusted code at the base commit; pip may need the host's index
-    settings): the host's variables, the venv (or this interpreter) first on PATH."""
-    env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
-    env.update(venv_variables(venv))
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # keeps __pycache__ out of the checkout that gets diffed
-    return env
-
-
-def venv_variables(venv: Path | str | None) -> dict[str, str]:
-    """PATH with the venv's (or this interpreter's) bin first, and VIRTUAL_ENV when there is a venv."""
-    bin_dir = Path(venv) / "bin" if venv else Path(sys.executable).parent
-    found = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
-    return {**found, "VIRTUAL_ENV": str(venv)} if venv else found
-
-
 @contextmanager
 def locked(venv: Path):
     """One builder or test run per venv at a time: an editable install points the venv at one work folder."""
@@ -105,16 +88,6 @@ def locked(venv: Path):
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def run_step(command: str, cwd: Path, venv: Path | None, log: list[str], timeout: float = 1800) -> None:
-    """Run one setup command with the venv first on PATH; its output goes to `log`, failure raises."""
-    proc = subprocess.run(
-        ["bash", "-c", command], cwd=cwd, env=command_env(venv), capture_output=True, text=True, timeout=timeout
-    )
-    log.append(f"$ {command}\n{proc.stdout}{proc.stderr}")
-    if proc.returncode != 0:
-        raise InfraError("environment_setup", f"`{command}` failed in {cwd}:\n{(proc.stdout + proc.stderr)[-3000:]}")
 
 
 def _requirements_file(venv: Path) -> Path:
@@ -137,7 +110,7 @@ def dependency_steps(repo: str, spec: dict[str, Any], checkout: Path, venv: Path
     steps, skipped = [], []
     packages = spec.get("packages", "")
     if packages == "requirements.txt":
-        _requirements_file(venv).write_text(requirements_text(repo, checkout))
+        _requirements_file(venv).write_text(requirements_text(repo, checkout, spec.get("reqs_path")))
         steps.append(_requirements_step(venv))
     elif packages == "environment.yml":
         pass  # best effort, after the pins: `install_environment_file`
@@ -232,42 +205,3 @@ def private_copy(venv: Path, dest: Path) -> Path:
             if old in content:
                 script.write_bytes(content.replace(old, new))
     return dest
-
-
-def install_environment_file(
-    repo: str, spec: dict[str, Any], checkout: Path, venv: Path, log: list[str]
-) -> tuple[list[str], list[str]]:
-    """(steps run, skipped with reasons): the repository's environment file, pip-installed under the spec's
-    `pip_packages` pins (constraints: the file may not move them), all at once, else one requirement at a time."""
-    from swebench.harness.constants import MAP_REPO_TO_ENV_YML_PATHS
-
-    found = [checkout / rel for rel in MAP_REPO_TO_ENV_YML_PATHS.get(repo, []) if (checkout / rel).is_file()]
-    if not found:
-        return [], [f"packages: environment.yml: none of {MAP_REPO_TO_ENV_YML_PATHS.get(repo, [])} in the checkout"]
-    requirements = environment_requirements(found[0].read_text(encoding="utf-8"))
-    constraints = venv / "constraints.txt"
-    constraints.write_text("\n".join(spec.get("pip_packages") or []) + "\n")
-    command = f"python -m pip install -c {constraints} " + " ".join(f"'{r}'" for r in requirements)
-    return install_each_on_failure(command, requirements, f"-c {constraints} ", "environment.yml", checkout, venv, log)
-
-
-def install_each_on_failure(
-    command: str, requirements: list[str], options: str, label: str, checkout: Path, venv: Path, log: list[str]
-) -> tuple[list[str], list[str]]:
-    """(steps run, skipped with reasons): `command` installs `requirements` at once; when it fails (one of them
-    is no longer installable: yanked, conda-only, needs a newer Python), each is installed alone and each one pip
-    cannot install is skipped, recorded under `label` with pip's last line."""
-    try:
-        run_step(command, checkout, venv, log)
-        return [command], []
-    except InfraError:
-        pass  # one requirement pip cannot meet fails them all: each alone, then, and every failure recorded
-    done, skipped = [], []
-    for requirement in requirements:
-        single = f"python -m pip install {options}'{requirement}'"
-        try:
-            run_step(single, checkout, venv, log)
-            done.append(single)
-        except InfraError as error:
-            skipped.append(f"{label}: {requirement}: {error.message.strip().splitlines()[-1][:200]}")
-    return done, skipped

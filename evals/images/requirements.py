@@ -21,7 +21,9 @@ from typing import Any
 import tomllib
 
 from repoanchor.evals.harness import instance_env, venv_build
+from repoanchor.evals.harness.dependencies.pip_steps import run_step
 from repoanchor.evals.harness.dependencies.release_date import release_date
+from repoanchor.evals.harness.instance_spec import spec_for
 from repoanchor.evals.harness.venv_build import interpreter_version
 from repoanchor.perturb.validation.compile_check import CURRENT
 from repoanchor.scaffolds.records import InfraError
@@ -81,7 +83,7 @@ def build_requires(tree: Path) -> list[str]:
 
 def plan_for(row: dict[str, Any], repo_cache: Path | None, venv_cache: Path) -> EnvPlan:
     """The plan for `row`'s (repo, version); builds (or reuses) the local provider's venv for spec rows."""
-    spec = None if row.get("repoanchor_test_cmd") else venv_build.install_spec(row["repo"], row.get("version"))
+    spec = None if row.get("repoanchor_test_cmd") else spec_for(row)
     if spec is None:
         return _plan_without_spec(row)
     python, fallback = choose_python(spec["python"])
@@ -96,7 +98,7 @@ def plan_for(row: dict[str, Any], repo_cache: Path | None, venv_cache: Path) -> 
         with venv_build.locked(venv):
             # Once, so that the project's own dependencies are in the venv and hence in the pins.
             for step in [*tree_steps, spec.get("install") or "true"]:
-                venv_build.run_step(step, tree, venv, log)
+                run_step(step, tree, venv, log)
             pins = frozen(str(venv / "bin" / "python"))
         return EnvPlan(
             repo=row["repo"], version=str(row["version"]), python=python, python_version=interpreter_version(python),

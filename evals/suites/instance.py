@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness import instance_env
+from repoanchor.evals.harness.dependencies.release_date import ROW_FIELD
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.grading import patched_files
 from repoanchor.evals.harness.instance_env import EnvSpec
@@ -99,6 +100,8 @@ def prepare(work: Work, provider: str, repo_cache: Path | None, cache_dir: Path 
             work.row, provider, checkout, repo_cache=repo_cache, cache_dir=cache_dir, own_trees=True
         )
     work.python_version = work.env.python_version or interpreter_version(work.env.python or sys.executable)
+    if work.env.route == "spec":  # the tasks' commits are dated anew: their grades need the venv's date recorded
+        work.row = {**work.row, ROW_FIELD: work.env.dependencies_as_of or "none"}
     # Building the venv may run an install in `checkout`, leaving ignored files (egg-info, a generated _version.py)
     # that apply_tree would copy: perturb clones of tracked files only, made at once (mostly file creation).
     with ThreadPoolExecutor(max_workers=2) as pool:

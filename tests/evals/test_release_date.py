@@ -9,14 +9,16 @@ import sys
 
 import pytest
 
+from repoanchor.evals.harness.dependencies.pip_steps import command_env
 from repoanchor.evals.harness.dependencies.release_date import (
+    ROW_FIELD,
     VARIABLE,
     ReleaseDate,
     bound_venv,
     pip_version,
     release_date,
 )
-from repoanchor.evals.harness.venv_build import build_venv, command_env, venv_key
+from repoanchor.evals.harness.venv_build import build_venv, venv_key
 
 ONLINE = pytest.mark.skipif(os.environ.get("REPOANCHOR_OFFLINE") == "1", reason="REPOANCHOR_OFFLINE=1: uses PyPI")
 # inflection on PyPI: 0.3.1 (2015-05-03), 0.4.0 (2020-04-06), 0.5.0 (2020-06-06), 0.5.1 (2020-08-22); none since.
@@ -84,6 +86,22 @@ def test_the_variable_overrides_the_commit(clone, monkeypatch, chosen, when):
     date = release_date({"environment_setup_commit": commit}, repo)
     assert date.when == when
     assert VARIABLE in date.source
+
+
+@pytest.mark.parametrize(("recorded", "when"), [("2023-03-18T00:08:34Z", "2023-03-18T00:08:34Z"), ("none", None)])
+def test_a_suites_task_keeps_the_date_its_instance_was_built_with(clone, recorded, when):
+    """A task's grading row names its own commit (dated 2024-01-01, like every variant's) as its environment
+    commit: the date recorded at the build decides, so the grade gets the venv the build validated with."""
+    repo, commit = clone
+    row = {"environment_setup_commit": commit, ROW_FIELD: recorded}
+    date = release_date(row, repo, "3.9")
+    assert date.when == when
+    assert ROW_FIELD in date.source
+
+
+def test_the_variable_wins_over_a_recorded_date(clone, monkeypatch):
+    monkeypatch.setenv(VARIABLE, "none")
+    assert release_date({ROW_FIELD: "2023-03-18"}, clone[0]).when is None
 
 
 def test_a_date_that_is_not_one_is_refused_naming_the_variable(clone, monkeypatch):

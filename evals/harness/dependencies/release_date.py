@@ -7,7 +7,11 @@ for a (repo, version), so its date is one per (repo, version) too: the committer
 never earlier than half a year after the spec's Python came out: SWE-bench gives old versions (requests 2.3, of
 2014) Python 3.9, whose packages of that time (pytest 2.6) do not run on it, nor have wheels for it.
 
-`REPOANCHOR_DEPS_AS_OF` chooses otherwise: `none` (today's releases), or an ISO date or datetime for every venv.
+A suite's tasks are committed anew (one commit, a fixed date), so a suite records the date its instance's venv was
+built with in each task's grading row (`repoanchor_deps_as_of`, a date or `none`), and a grade builds the same
+venv from it. `REPOANCHOR_DEPS_AS_OF` chooses otherwise: `none` (today's releases), or an ISO date or datetime
+for every venv.
+
 The date is written into the venv's own `pip.conf` (pip's site configuration), so every pip run in the venv, its
 build's and each test run's project install alike, resolves under it; it needs pip 26.0 or later (Python 3.9 and
 later here): an older pip is recorded as not applying it. Files on a local index or find-links folder carry no
@@ -25,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 VARIABLE = "REPOANCHOR_DEPS_AS_OF"
+ROW_FIELD = "repoanchor_deps_as_of"
 PYTHON_RELEASED = {
     "3.8": "2019-10-14", "3.9": "2020-10-05", "3.10": "2021-10-04", "3.11": "2022-10-24", "3.12": "2023-10-02",
     "3.13": "2024-10-07", "3.14": "2025-10-07",
@@ -54,6 +59,11 @@ def release_date(row: dict[str, Any], clone: Path, python: str | None = None) ->
         return ReleaseDate(None, f"{VARIABLE}=none: today's releases")
     if chosen:
         return ReleaseDate(_utc(chosen, VARIABLE), f"{VARIABLE}={chosen}")
+    recorded = str(row.get(ROW_FIELD) or "").strip()
+    if recorded.lower() == "none":
+        return ReleaseDate(None, f"{ROW_FIELD}=none (as the suite was built): today's releases")
+    if recorded:
+        return ReleaseDate(_utc(recorded, ROW_FIELD), f"{ROW_FIELD}={recorded} (as the suite was built)")
     commit = row.get("environment_setup_commit")
     if not commit:
         return ReleaseDate(None, "no environment_setup_commit in the row: today's releases")

@@ -9,14 +9,16 @@ from pathlib import Path
 from repoanchor.scaffolds.records import InfraError
 
 
-def requirements_text(repo: str, checkout: Path) -> str:
-    """The repository's requirements file with `-r` includes inlined and self-installs (`-e .`) dropped."""
+def requirements_text(repo: str, checkout: Path, paths: str | list[str] | None = None) -> str:
+    """The repository's requirements file with `-r` includes inlined and self-installs (`-e .`) dropped: the first
+    of `paths` (a row's own spec names them) or of swebench's paths for the repository that exists."""
     from swebench.harness.constants import MAP_REPO_TO_REQS_PATHS
 
-    for relative in MAP_REPO_TO_REQS_PATHS.get(repo, []):
+    paths = paths or MAP_REPO_TO_REQS_PATHS.get(repo, [])
+    for relative in [paths] if isinstance(paths, str) else paths:
         if (checkout / relative).is_file():
             return _inline(checkout / relative)
-    raise InfraError("environment_setup", f"{repo}: none of {MAP_REPO_TO_REQS_PATHS.get(repo)} in {checkout}")
+    raise InfraError("environment_setup", f"{repo}: none of {paths} in {checkout}")
 
 
 def requirement_lines(path: Path) -> list[str]:

@@ -20,9 +20,10 @@ from pathlib import Path, PurePosixPath
 
 from repoanchor.evals.harness import instance_env
 from repoanchor.evals.harness.container_run import choose_provider, env_image_spec, run_in_tree
+from repoanchor.evals.harness.dependencies.pip_steps import command_env
 from repoanchor.evals.harness.grading import grade, run_command, run_tests
 from repoanchor.evals.harness.instance_env import PARALLEL_CHECKOUT, EnvSpec
-from repoanchor.evals.harness.venv_build import command_env, locked, private_copy
+from repoanchor.evals.harness.venv_build import locked, private_copy
 from repoanchor.evals.suites.checks.import_probe import IMPORT_SCRIPT
 from repoanchor.evals.suites.pair import yielding_to
 from repoanchor.evals.suites.remap import Rejected, run_git

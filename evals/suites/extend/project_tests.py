@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from repoanchor.evals.harness import eval_script
+from repoanchor.evals.harness.instance_spec import spec_for
 from repoanchor.evals.suites.extend import in_image
 from repoanchor.evals.suites.extend.common import ExtendError, installed, python_first_on_path
 from repoanchor.perturb.validation.testrun import InfrastructureError, run_tests
@@ -36,7 +37,7 @@ def suite_test_settings(row: dict) -> dict[str, str | None]:
     if not ids or any("::" in test for test in ids):
         return {"test_cmd": PYTEST_TEST_CMD, "test_log_parser": None}
     parser = eval_script.parser_name(row)
-    if parser is None or eval_script.install_spec(row["repo"], row.get("version")) is None:
+    if parser is None or spec_for(row) is None:
         raise ExtendError(
             f"the instance's test ids are not pytest node ids (e.g. {ids[0]!r}) and swebench has no "
             f"{'log parser' if parser is None else 'spec'} for {row.get('repo')!r} version {row.get('version')!r}: "
