@@ -4,10 +4,10 @@ A dict global, a try/except that re-raises, an iterator driven by hand: plain Py
 nopython mode rejects them, and the project's tests fail (pvlib 0.8's `spa.py`, whose every function is
 decorated `@jcompile('float64(float64)', nopython=True)` after `from numba import jit` ... `jcompile = jit`).
 
-A decorator marks a function compiled when its name (or the name it is called through) says so (`jit`, `njit`,
-`numba.vectorize`, `jax.jit`, `torch.jit.script`, `tf.function`, ...), when that name is bound in the module to such a name (imported as another
-name, or assigned one, as pvlib does), or when its call passes numba's own options (`nopython=`, `nogil=`,
-`fastmath=`).
+A decorator marks a function compiled when its name (or the name it is called through) says so (`jit`,
+`njit`, `numba.vectorize`, `jax.jit`, `torch.jit.script`, `tf.function`, ...), when that name is bound in the
+module to such a name (imported as another name, or assigned one, as pvlib does), or when its call passes numba's
+own options (`nopython=`, `nogil=`, `fastmath=`).
 """
 
 from __future__ import annotations
