@@ -80,7 +80,7 @@ def local_env(row: dict[str, Any], workdir: Path, cache_dir: Path) -> EnvSpec:
         return EnvSpec(
             provider="local", instance_id=row["instance_id"], route="current", python=sys.executable, install=install
         )
-    date = release_date(row, workdir, str(spec["python"]))
+    date = release_date(row, workdir, spec)
     venv, record = venv_build.build_venv(row["repo"], str(row["version"]), spec, workdir, cache_dir, date)
     tree_steps, system_steps = venv_build.split_pre_install(spec)
     return EnvSpec(

@@ -24,12 +24,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from repoanchor.evals.harness.dependencies.current_env import needs_wrapper, wrap_interpreter
 from repoanchor.evals.harness.dependencies.pip_steps import (
     install_each_on_failure,
     install_environment_file,
     run_step,
 )
-from repoanchor.evals.harness.dependencies.release_date import TODAY, ReleaseDate, bound_venv
+from repoanchor.evals.harness.dependencies.release_date import TODAY, ReleaseDate, bound_venv, exact_pins
 from repoanchor.evals.harness.dependencies.requirements_file import requirement_lines, requirements_text
 from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
 from repoanchor.scaffolds.records import InfraError
@@ -74,6 +75,7 @@ def venv_key(repo: str, version: str, spec: dict[str, Any], as_of: str | None = 
     # environment file was once skipped is not reused either, nor one resolved under another release date.
     keyed = {**spec, "environment_file": 1} if spec.get("packages") == "environment.yml" else spec
     keyed = {**keyed, "uploaded_prior_to": as_of} if as_of else keyed
+    keyed = {**keyed, "interpreter": "wrapped"} if needs_wrapper(spec) else keyed
     digest = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:10]
     return f"{repo.replace('/', '__')}-{version}-py{spec['python']}-{digest}"
 
@@ -163,6 +165,10 @@ def _build(repo: str, spec: dict[str, Any], checkout: Path, venv: Path, date: Re
     log: list[str] = []
     try:
         steps, skipped = upgrade_pip(spec, checkout, venv, log)
+        steps += [wrap_interpreter(venv)] if needs_wrapper(spec) else []
+        if date.when and exact_pins(spec):
+            steps.append("python -m pip install " + " ".join(f"'{p}'" for p in exact_pins(spec)))
+            run_step(steps[-1], checkout, venv, log)
         unbound = bound_venv(venv, date)
         skipped += [unbound] if unbound else []
         done, missed = _dependencies(repo, spec, checkout, venv, log)

@@ -91,7 +91,7 @@ def plan_for(row: dict[str, Any], repo_cache: Path | None, venv_cache: Path) -> 
     with tempfile.TemporaryDirectory(prefix="repoanchor-envplan-") as scratch:
         tree = instance_env.checkout(instance_env.source_repo(row, repo_cache=repo_cache), row["base_commit"],
                                      Path(scratch) / "checkout")  # fmt: skip
-        date = release_date(row, tree, str(used_spec["python"]))
+        date = release_date(row, tree, used_spec)
         venv, record = venv_build.build_venv(row["repo"], str(row["version"]), used_spec, tree, venv_cache, date)
         tree_steps, system_steps = venv_build.split_pre_install(spec)
         log: list[str] = []

@@ -56,9 +56,33 @@ def test_the_date_is_the_environment_setup_commits_committer_date_in_utc(clone):
 )
 def test_the_date_is_never_before_the_specs_python_had_settled(clone, python, when, floor):
     repo, commit = clone
-    date = release_date({"environment_setup_commit": commit}, repo, python)
+    date = release_date({"environment_setup_commit": commit}, repo, {"python": python})
     assert date.when == when
     assert date.source.startswith(f"Python {python} released + 183 days") == floor
+
+
+@pytest.mark.parametrize(
+    ("install", "when"),
+    [
+        ("python -m pip install -e .[test]", "2022-08-12T00:00:00Z"),
+        ("pip install --editable .", "2022-08-12T00:00:00Z"),
+        ("python -m pip install .", "2021-04-06T00:00:00Z"),
+        ("python setup.py develop", "2021-04-06T00:00:00Z"),
+    ],
+)
+def test_an_editable_install_needs_setuptools_64s_date(tmp_path, monkeypatch, install, when):
+    """pip 26 installs editable only through PEP 660's hooks, which setuptools has from 64 (2022-08-11): sphinx 5.0's
+    venv, dated 2022-06, could not install the project ("missing the 'build_editable' hook")."""
+    monkeypatch.delenv(VARIABLE, raising=False)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    dated = {**os.environ, "GIT_COMMITTER_DATE": "2019-01-01T00:00:00Z"}
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "env"]
+    subprocess.run(git, cwd=repo, check=True, env=dated)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    date = release_date({"environment_setup_commit": commit}, repo, {"python": "3.9", "install": install})
+    assert date.when == when
 
 
 @pytest.mark.parametrize(
@@ -94,7 +118,7 @@ def test_a_suites_task_keeps_the_date_its_instance_was_built_with(clone, recorde
     commit: the date recorded at the build decides, so the grade gets the venv the build validated with."""
     repo, commit = clone
     row = {"environment_setup_commit": commit, ROW_FIELD: recorded}
-    date = release_date(row, repo, "3.9")
+    date = release_date(row, repo, {"python": "3.9", "install": "pip install -e ."})
     assert date.when == when
     assert ROW_FIELD in date.source
 
@@ -169,3 +193,17 @@ def test_a_build_that_fails_under_the_date_is_made_with_todays_releases_and_says
     assert record["dependencies_as_of"] is None
     assert record["skipped"][0].startswith("dependencies as of 2020-05-01T00:00:00Z failed, today's releases instead")
     assert not (venv / "pip.conf").exists()
+
+
+@ONLINE
+def test_a_specs_exact_pin_is_installed_whatever_its_date_and_the_rest_stays_bound(tmp_path):
+    """sphinx 5.0's spec pins tox 4.16.0 (2024) beside 2022's packages: under the date that pin had no release,
+    and the whole venv fell back to today's releases."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    spec = {"python": "3.11", "pip_packages": ["inflection==0.5.1"]}
+    venv, record = build_venv("acme/pinned", "1.0", spec, checkout, tmp_path / "venvs", BEFORE_050)
+    assert _installed(venv, "inflection") == "0.5.1"
+    assert record["dependencies_as_of"] == "2020-05-01T00:00:00Z"
+    assert not any(reason.startswith("dependencies as of") for reason in record["skipped"])
+    assert _would_install(venv, "inflection<0.5.1") == "Would install inflection-0.4.0"

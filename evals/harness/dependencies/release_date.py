@@ -5,7 +5,10 @@ NumPy 2, which removed `np.Inf`, so `import pvlib` failed and every test of its 
 for a (repo, version), so its date is one per (repo, version) too: the committer date of the row's
 `environment_setup_commit` (the commit SWE-bench built that version's environment at), read from the clone, but
 never earlier than half a year after the spec's Python came out: SWE-bench gives old versions (requests 2.3, of
-2014) Python 3.9, whose packages of that time (pytest 2.6) do not run on it, nor have wheels for it.
+2014) Python 3.9, whose packages of that time (pytest 2.6) do not run on it, nor have wheels for it. Nor, where
+the spec's install is editable (`pip install -e .`), before setuptools 64 (2022-08-11): pip 26 installs editable
+only through PEP 660, which older setuptools lacks, and its isolated build takes setuptools under the date too
+(sphinx 5.0, dated 2022-06: "missing the 'build_editable' hook").
 
 A suite's tasks are committed anew (one commit, a fixed date), so a suite records the date its instance's venv was
 built with in each task's grading row (`repoanchor_deps_as_of`, a date or `none`), and a grade builds the same
@@ -35,6 +38,8 @@ PYTHON_RELEASED = {
     "3.13": "2024-10-07", "3.14": "2025-10-07",
 }  # fmt: skip
 """Each Python's x.y.0 release; a version not listed sets no floor."""
+EDITABLE_FLOOR = "2022-08-12T00:00:00Z"
+"""The day after setuptools 64.0.0, the first with PEP 660's editable hooks."""
 SETTLED = timedelta(days=183)
 """From a Python's release to the date its packages are taken from: wheels for it and support for it come in."""
 FIRST_PIP = (26, 0)
@@ -52,8 +57,8 @@ class ReleaseDate:
 TODAY = ReleaseDate(None, "today's releases")
 
 
-def release_date(row: dict[str, Any], clone: Path, python: str | None = None) -> ReleaseDate:
-    """The date `row`'s venv, on `python` ("X.Y"), resolves its dependencies under (see the module's docstring)."""
+def release_date(row: dict[str, Any], clone: Path, spec: dict[str, Any] | None = None) -> ReleaseDate:
+    """The date `row`'s venv, built by `spec`, resolves its dependencies under (see the module's docstring)."""
     chosen = os.environ.get(VARIABLE, "").strip()
     if chosen.lower() == "none":
         return ReleaseDate(None, f"{VARIABLE}=none: today's releases")
@@ -73,10 +78,26 @@ def release_date(row: dict[str, Any], clone: Path, python: str | None = None) ->
     if proc.returncode != 0 or not proc.stdout.strip():
         return ReleaseDate(None, f"environment_setup_commit {commit} is not in the clone: today's releases")
     committed = ReleaseDate(_utc(proc.stdout.strip(), "the commit date"), f"environment_setup_commit {commit[:12]}")
-    floor = _settled(python)
+    floor, why = max(_floors(spec or {}), default=(None, ""))
     if floor and floor > committed.when:
-        return ReleaseDate(floor, f"Python {python} released + {SETTLED.days} days (later than {committed.source})")
+        return ReleaseDate(floor, f"{why}, later than {committed.source}")
     return committed
+
+
+def _floors(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    """(date, why) of each date the spec's venv may not resolve before."""
+    found = []
+    settled = _settled(str(spec.get("python")))
+    if settled:
+        found.append((settled, f"Python {spec['python']} released + {SETTLED.days} days"))
+    if _editable(spec):
+        found.append((EDITABLE_FLOOR, "setuptools 64 (an editable install)"))
+    return found
+
+
+def _editable(spec: dict[str, Any] | None) -> bool:
+    install = str((spec or {}).get("install") or "")
+    return bool(re.search(r"(^|\s)(-e|--editable)(\s|=|$)", install))
 
 
 def _settled(python: str | None) -> str | None:
@@ -95,6 +116,13 @@ def _utc(text: str, what: str) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def exact_pins(spec: dict[str, Any]) -> list[str]:
+    """The spec's `pip_packages` pinned to one version (`tox==4.16.0`): its own choice, whatever their release date,
+    so they are installed before the date bounds the rest (sphinx's pins tox 4.16.0, of 2024, beside 2022's
+    packages)."""
+    return [p for p in spec.get("pip_packages") or [] if "==" in p and "*" not in p and ";" not in p]
 
 
 def pip_version(venv: Path) -> tuple[int, ...]:
