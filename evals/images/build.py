@@ -104,7 +104,7 @@ def inputs_for(plan: EnvPlan, cache_dir: Path, base: str = BASE_IMAGE) -> BuildI
     wheels = fetch_wheels(plan.python, plan.python_version, plan.requirements, plan.build_requires,
                           cache_dir / "wheels")  # fmt: skip
     interpreter, prefix = interpreter_in_image(plan, base)
-    text = context.dockerfile(base, interpreter, prefix)
+    text = context.dockerfile(base, interpreter, prefix, plan.python_version if plan.wrap_interpreter else None)
     client = connect()
     try:
         base_id = client.images.get(base).id

@@ -28,7 +28,8 @@ ENVIRONMENT = {
 }
 
 
-def dockerfile(base: str, interpreter: str, copied_prefix: str | None) -> str:
+def dockerfile(base: str, interpreter: str, copied_prefix: str | None, wrapped: str | None = None) -> str:
+    """`wrapped` ("X.Y"): the venv's pythonX.Y becomes the script of `dependencies.current_env`."""
     lines = [f"FROM {base}"]
     opened = ""
     if copied_prefix:
@@ -38,12 +39,24 @@ def dockerfile(base: str, interpreter: str, copied_prefix: str | None) -> str:
     lines += [
         f"COPY wheels {WHEELS}",
         f"RUN {opened}{interpreter} -m venv {VENV} && {VENV}/bin/python -m pip install --no-cache-dir -q "
-        f"--no-index --find-links {WHEELS} -r {WHEELS}/requirements.txt && "
+        f"--no-index --find-links {WHEELS} -r {WHEELS}/requirements.txt && {_wrap(wrapped)}"
         f"mkdir -p /testbed && chown -R 1000:1000 {VENV} /testbed",
         "ENV " + " ".join(f"{key}={value}" for key, value in ENVIRONMENT.items()),
         "WORKDIR /testbed",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _wrap(version: str | None) -> str:
+    if version is None:
+        return ""
+    python = f"{VENV}/bin/python{version}"
+    script = """'#!/bin/bash\\nexec -a "%s" "%s" "$@"\\n'"""
+    return (
+        f'base=$(readlink -f {python}) && rm {python} && printf {script} {python} "$base" > {python} && '
+        f"chmod 755 {python} && ln -sf python{version} {VENV}/bin/python && "
+        f"ln -sf python{version} {VENV}/bin/python3 && "
+    )
 
 
 def _keep_python(info: tarfile.TarInfo) -> tarfile.TarInfo | None:

@@ -21,6 +21,7 @@ from typing import Any
 import tomllib
 
 from repoanchor.evals.harness import instance_env, venv_build
+from repoanchor.evals.harness.dependencies.current_env import needs_wrapper
 from repoanchor.evals.harness.dependencies.pip_steps import run_step
 from repoanchor.evals.harness.dependencies.release_date import release_date
 from repoanchor.evals.harness.instance_spec import spec_for
@@ -48,6 +49,8 @@ class EnvPlan:
     pre_install: list[str] = field(default_factory=list)
     install: str | None = None
     skipped: list[str] = field(default_factory=list)
+    wrap_interpreter: bool = False
+    """The venv's interpreter is the venv's through any link (`dependencies.current_env`: tox --current-env)."""
 
 
 def choose_python(wanted: str | None) -> tuple[str, str | None]:
@@ -105,6 +108,7 @@ def plan_for(row: dict[str, Any], repo_cache: Path | None, venv_cache: Path) -> 
             python_wanted=spec["python"], fallback=fallback, requirements=pins, build_requires=build_requires(tree),
             pre_install=tree_steps, install=spec.get("install"),
             skipped=[*record["skipped"], *(f"system step: {step}" for step in system_steps)],
+            wrap_interpreter=needs_wrapper(spec),
         )  # fmt: skip
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from repoanchor.evals.demo.fixture_project import materialize_fixture
 from repoanchor.evals.harness import container_run, grading, instance_env
 from repoanchor.evals.harness.datasets import load_dataset
 from repoanchor.evals.images import names
-from repoanchor.evals.images.build import build_group, build_image, build_inputs, groups
+from repoanchor.evals.images.build import build_group, build_image, build_inputs, groups, inputs_for
 from repoanchor.evals.images.requirements import LEGACY_BUILD, build_requires
 from repoanchor.scaffolds.records import InfraError
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
@@ -136,3 +138,24 @@ def test_the_build_itself_runs_every_time_from_the_layer_cache(fixture_env_image
         assert container_run.find_env_image("fixture/ledger", "0.3") == fixture_env_image
     finally:
         docker_engine.images.remove("repoanchor/test-rebuild:latest", force=True)
+
+
+def test_a_current_env_images_interpreter_is_its_venvs_through_any_link(fixture_env_image, docker_engine, tmp_path):
+    """tox --current-env (sphinx) links .tox/py39/bin/python to the venv's interpreter: in the image too, that
+    link must start the venv, not the bare Python under it."""
+    plan = replace(build_inputs(load_dataset_rows(tmp_path)[0], None, CACHE).plan, wrap_interpreter=True)
+    made = inputs_for(plan, CACHE)
+    assert made.tag != fixture_env_image
+    build_image(docker_engine, made, "repoanchor/test-wrapped:latest", kind="test")
+    try:
+        venv = container_run.IMAGE_VENV
+        probe = (
+            f"mkdir -p /tmp/t/bin && ln -s {venv}/bin/python /tmp/t/bin/python && "
+            "/tmp/t/bin/python -c 'import sys, pytest; print(sys.prefix)' && python3 -c 'import pytest'"
+        )
+        output = docker_engine.containers.run(
+            "repoanchor/test-wrapped:latest", ["bash", "-c", probe], network_mode="none", remove=True
+        )
+        assert output.decode().strip() == venv
+    finally:
+        docker_engine.images.remove("repoanchor/test-wrapped:latest", force=True)
