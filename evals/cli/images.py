@@ -30,7 +30,11 @@ def build(
         typer.Option("--repo-cache", envvar="REPOANCHOR_REPO_CACHE", help="Folder of git clones named owner__name."),
     ] = None,
     cache_dir: Annotated[
-        Path, typer.Option(help="Cache of the host venvs (venvs/) and wheelhouses (wheels/) images are made from.")
+        Path,
+        typer.Option(
+            help="Cache of the host venvs (venvs/) and wheelhouses (wheels/) images are made from; the venvs' "
+            "unpinned dependencies resolve as of the environment_setup_commit's date (REPOANCHOR_DEPS_AS_OF=none|DATE)."
+        ),
     ] = DEFAULT_CACHE,
     out: Annotated[Path | None, typer.Option(help="Write the records (one per image) to this JSON file.")] = None,
     executor: Annotated[

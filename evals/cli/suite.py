@@ -35,6 +35,12 @@ def _check_executor(executor: str, address: str | None, venv_cache: Path | None)
         raise ValueError("--venv-cache is a folder on this machine: Ray nodes use their own venv caches")
 
 
+VENV_CACHE_HELP = (
+    "Cache of per-repo/version test venvs. A swebench spec's unpinned dependencies resolve as released by the "
+    "instance's environment_setup_commit date (REPOANCHOR_DEPS_AS_OF=none for today's, or a date)."
+)
+
+
 @app.command()
 def build(
     ctx: typer.Context,
@@ -77,7 +83,7 @@ def build(
             "to keep one family per instance by the paper's rules (default: every family is built)."
         ),
     ] = None,
-    venv_cache: Annotated[Path | None, typer.Option(help="Cache of per-repo/version test venvs.")] = None,
+    venv_cache: Annotated[Path | None, typer.Option(help=VENV_CACHE_HELP)] = None,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for one test run.")] = 1800.0,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     instances: Annotated[
@@ -210,7 +216,7 @@ def build(
 def validate(
     suite: Annotated[Path, typer.Argument(help="A suite folder written by `suite build`.")],
     workers: Annotated[int, typer.Option(help="Tasks validated in parallel.")] = 1,
-    venv_cache: Annotated[Path | None, typer.Option(help="Cache of per-repo/version test venvs.")] = None,
+    venv_cache: Annotated[Path | None, typer.Option(help=VENV_CACHE_HELP)] = None,
     provider: Annotated[
         Literal["local", "image", "auto"],
         typer.Option(
