@@ -8,7 +8,10 @@ never earlier than half a year after the spec's Python came out: SWE-bench gives
 2014) Python 3.9, whose packages of that time (pytest 2.6) do not run on it, nor have wheels for it. Nor, where
 the spec's install is editable (`pip install -e .`), before setuptools 64 (2022-08-11): pip 26 installs editable
 only through PEP 660, which older setuptools lacks, and its isolated build takes setuptools under the date too
-(sphinx 5.0, dated 2022-06: "missing the 'build_editable' hook").
+(sphinx 5.0, dated 2022-06: "missing the 'build_editable' hook"). A spec whose dependencies are a conda
+environment file is not dated: conda's packages bring their C libraries, and the PyPI releases of the date often
+did not (xarray 2022.09's dated venv got eccodes 1.5, which needs a system ecCodes, and 189 tests failed at
+collection, the original's too; today's eccodes bundles it).
 
 A suite's tasks are committed anew (one commit, a fixed date), so a suite records the date its instance's venv was
 built with in each task's grading row (`repoanchor_deps_as_of`, a date or `none`), and a grade builds the same
@@ -69,6 +72,9 @@ def release_date(row: dict[str, Any], clone: Path, spec: dict[str, Any] | None =
         return ReleaseDate(None, f"{ROW_FIELD}=none (as the suite was built): today's releases")
     if recorded:
         return ReleaseDate(_utc(recorded, ROW_FIELD), f"{ROW_FIELD}={recorded} (as the suite was built)")
+    if (spec or {}).get("packages") == "environment.yml":
+        return ReleaseDate(None, "an environment file's conda packages, whose dated PyPI releases may lack their C "
+                                 "libraries: today's releases")  # fmt: skip
     commit = row.get("environment_setup_commit")
     if not commit:
         return ReleaseDate(None, "no environment_setup_commit in the row: today's releases")
