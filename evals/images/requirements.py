@@ -22,8 +22,9 @@ import tomllib
 
 from repoanchor.evals.harness import instance_env, venv_build
 from repoanchor.evals.harness.dependencies.current_env import needs_wrapper
+from repoanchor.evals.harness.dependencies.editable import compat_editable
 from repoanchor.evals.harness.dependencies.pip_steps import run_step
-from repoanchor.evals.harness.dependencies.release_date import release_date
+from repoanchor.evals.harness.dependencies.release_date import pip_version, release_date
 from repoanchor.evals.harness.instance_spec import spec_for
 from repoanchor.evals.harness.venv_build import interpreter_version
 from repoanchor.perturb.validation.compile_check import CURRENT
@@ -106,7 +107,7 @@ def plan_for(row: dict[str, Any], repo_cache: Path | None, venv_cache: Path) -> 
         return EnvPlan(
             repo=row["repo"], version=str(row["version"]), python=python, python_version=interpreter_version(python),
             python_wanted=spec["python"], fallback=fallback, requirements=pins, build_requires=build_requires(tree),
-            pre_install=tree_steps, install=spec.get("install"),
+            pre_install=tree_steps, install=compat_editable(spec.get("install"), tree, pip_version(venv)),
             skipped=[*record["skipped"], *(f"system step: {step}" for step in system_steps)],
             wrap_interpreter=needs_wrapper(spec),
         )  # fmt: skip
