@@ -166,8 +166,9 @@ def _build(repo: str, spec: dict[str, Any], checkout: Path, venv: Path, date: Re
     try:
         steps, skipped = upgrade_pip(spec, checkout, venv, log)
         steps += [wrap_interpreter(venv)] if needs_wrapper(spec) else []
-        if date.when and exact_pins(spec):
-            steps.append("python -m pip install " + " ".join(f"'{p}'" for p in exact_pins(spec)))
+        pins = exact_pins(spec) if date.when else []
+        if pins:
+            steps.append("python -m pip install " + " ".join(f"'{p}'" for p in pins))
             run_step(steps[-1], checkout, venv, log)
         unbound = bound_venv(venv, date)
         skipped += [unbound] if unbound else []

@@ -12,6 +12,7 @@ import pytest
 from repoanchor.evals.harness.dependencies.pip_steps import command_env
 from repoanchor.evals.harness.dependencies.release_date import (
     ROW_FIELD,
+    TODAY,
     VARIABLE,
     ReleaseDate,
     bound_venv,
@@ -25,17 +26,21 @@ ONLINE = pytest.mark.skipif(os.environ.get("REPOANCHOR_OFFLINE") == "1", reason=
 BEFORE_050 = ReleaseDate("2020-05-01T00:00:00Z", "a test's date")
 
 
-@pytest.fixture
-def clone(tmp_path, monkeypatch):
-    monkeypatch.delenv(VARIABLE, raising=False)
-    repo = tmp_path / "repo"
+def _dated_repo(repo, committed: str) -> str:
+    """A repository at `repo` whose one commit has committer date `committed`; returns the commit."""
     repo.mkdir()
-    dated = {**os.environ, "GIT_COMMITTER_DATE": "2023-03-17T20:08:34-04:00", "GIT_AUTHOR_DATE": "2001-01-01T00:00:00"}
+    dated = {**os.environ, "GIT_COMMITTER_DATE": committed, "GIT_AUTHOR_DATE": "2001-01-01T00:00:00"}
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
     subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
     subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "env"], cwd=repo, check=True, env=dated)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True)
-    return repo, head.stdout.strip()
+    return head.stdout.strip()
+
+
+@pytest.fixture
+def clone(tmp_path, monkeypatch):
+    monkeypatch.delenv(VARIABLE, raising=False)
+    return tmp_path / "repo", _dated_repo(tmp_path / "repo", "2023-03-17T20:08:34-04:00")
 
 
 def test_the_date_is_the_environment_setup_commits_committer_date_in_utc(clone):
@@ -75,12 +80,7 @@ def test_an_editable_install_needs_setuptools_64s_date(tmp_path, monkeypatch, in
     venv, dated 2022-06, could not install the project ("missing the 'build_editable' hook")."""
     monkeypatch.delenv(VARIABLE, raising=False)
     repo = tmp_path / "repo"
-    repo.mkdir()
-    dated = {**os.environ, "GIT_COMMITTER_DATE": "2019-01-01T00:00:00Z"}
-    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "env"]
-    subprocess.run(git, cwd=repo, check=True, env=dated)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    commit = _dated_repo(repo, "2019-01-01T00:00:00Z")
     date = release_date({"environment_setup_commit": commit}, repo, {"python": "3.9", "install": install})
     assert date.when == when
 
@@ -171,6 +171,14 @@ def _installed(venv, name: str) -> str:
     ).stdout.strip()
 
 
+def _built(tmp_path, repo: str, pip_packages: list[str], date: ReleaseDate = BEFORE_050):
+    """`build_venv` of a spec installing `pip_packages` on Python 3.11, from an empty checkout."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir(exist_ok=True)
+    spec = {"python": "3.11", "pip_packages": pip_packages}
+    return build_venv(repo, "1.0", spec, checkout, tmp_path / "venvs", date)
+
+
 def _would_install(venv, requirement: str) -> str:
     """What a later pip run in the venv (a test run's project install) resolves `requirement` to."""
     command = [str(venv / "bin" / "python"), "-m", "pip", "install", "--dry-run", "--ignore-installed", requirement]
@@ -180,24 +188,18 @@ def _would_install(venv, requirement: str) -> str:
 
 @ONLINE
 def test_the_build_and_every_later_pip_run_in_the_venv_resolve_under_the_date(tmp_path):
-    checkout = tmp_path / "checkout"
-    checkout.mkdir()
-    spec = {"python": "3.11", "pip_packages": ["inflection"]}
-    venv, record = build_venv("acme/old", "1.0", spec, checkout, tmp_path / "venvs", BEFORE_050)
+    venv, record = _built(tmp_path, "acme/old", ["inflection"])
     assert _installed(venv, "inflection") == "0.4.0"
     assert record["dependencies_as_of"] == "2020-05-01T00:00:00Z"
     assert _would_install(venv, "inflection") == "Would install inflection-0.4.0"
-    today, _ = build_venv("acme/old", "1.0", spec, checkout, tmp_path / "venvs")
+    today, _ = _built(tmp_path, "acme/old", ["inflection"], TODAY)
     assert today != venv
     assert _installed(today, "inflection") == "0.5.1"
 
 
 @ONLINE
 def test_a_build_that_fails_under_the_date_is_made_with_todays_releases_and_says_so(tmp_path):
-    checkout = tmp_path / "checkout"
-    checkout.mkdir()
-    spec = {"python": "3.11", "pip_packages": ["inflection>=0.5"]}  # nothing released before the date meets it
-    venv, record = build_venv("acme/new", "1.0", spec, checkout, tmp_path / "venvs", BEFORE_050)
+    venv, record = _built(tmp_path, "acme/new", ["inflection>=0.5"])  # nothing released before the date meets it
     assert _installed(venv, "inflection") == "0.5.1"
     assert record["dependencies_as_of"] is None
     assert record["skipped"][0].startswith("dependencies as of 2020-05-01T00:00:00Z failed, today's releases instead")
@@ -208,10 +210,7 @@ def test_a_build_that_fails_under_the_date_is_made_with_todays_releases_and_says
 def test_a_specs_exact_pin_is_installed_whatever_its_date_and_the_rest_stays_bound(tmp_path):
     """sphinx 5.0's spec pins tox 4.16.0 (2024) beside 2022's packages: under the date that pin had no release,
     and the whole venv fell back to today's releases."""
-    checkout = tmp_path / "checkout"
-    checkout.mkdir()
-    spec = {"python": "3.11", "pip_packages": ["inflection==0.5.1"]}
-    venv, record = build_venv("acme/pinned", "1.0", spec, checkout, tmp_path / "venvs", BEFORE_050)
+    venv, record = _built(tmp_path, "acme/pinned", ["inflection==0.5.1"])
     assert _installed(venv, "inflection") == "0.5.1"
     assert record["dependencies_as_of"] == "2020-05-01T00:00:00Z"
     assert not any(reason.startswith("dependencies as of") for reason in record["skipped"])
