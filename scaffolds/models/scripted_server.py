@@ -24,6 +24,7 @@ from http.server import BaseHTTPRequestHandler
 from repoanchor.scaffolds.models.loopback import loopback_http, serve, shut
 
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
+RESPONSES_PATHS = ("/v1/responses", "/responses")
 MODEL_PATHS = ("/v1/models", "/models")
 
 
@@ -126,6 +127,50 @@ class ScriptedServer:
             "usage": reply.usage,
         }
 
+    def response(self, reply: Reply, serial: int) -> dict:
+        """The answer as an OpenAI Responses API object: an output_text message, then one function_call per call."""
+        output: list[dict] = []
+        if reply.content:
+            text = {"type": "output_text", "text": reply.content, "annotations": []}
+            output.append(
+                {
+                    "type": "message",
+                    "id": f"msg-{serial}",
+                    "status": "completed",
+                    "role": "assistant",
+                    "content": [text],
+                }
+            )
+        for call in reply.tool_calls:
+            function = call.get("function") or {}
+            output.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc-{serial}-{len(output)}",
+                    "call_id": call.get("id"),
+                    "name": function.get("name"),
+                    "arguments": function.get("arguments"),
+                    "status": "completed",
+                }
+            )
+        usage = {
+            "input_tokens": reply.usage.get("prompt_tokens", 0),
+            "output_tokens": reply.usage.get("completion_tokens", 0),
+            "total_tokens": reply.usage.get("total_tokens", 0),
+        }
+        return {
+            "id": f"resp-{serial}",
+            "object": "response",
+            "created_at": 0,
+            "status": "completed",
+            "model": self.model,
+            "output": output,
+            "usage": usage,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+        }
+
     def chunks(self, reply: Reply, serial: int) -> list[dict]:
         """The same answer as stream chunks: role, content, each tool call, finish, usage."""
         base = {"id": f"chatcmpl-{serial}", "object": "chat.completion.chunk", "created": 0, "model": self.model}
@@ -163,7 +208,7 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             path = self.path.split("?")[0]
-            if path not in CHAT_PATHS:
+            if path not in CHAT_PATHS + RESPONSES_PATHS:
                 self._json(404, _error(f"no route {path}", "not_found"))
                 return
             try:
@@ -184,6 +229,8 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             time.sleep(reply.delay)
             if reply.status != 200 or reply.body is not None:
                 self._json(reply.status, reply.body or _error(f"scripted error {reply.status}", "server_error"))
+            elif path in RESPONSES_PATHS:
+                self._json(200, server.response(reply, serial))
             elif body.get("stream"):
                 self._sse(server.chunks(reply, serial))
             else:

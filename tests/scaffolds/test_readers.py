@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from repoanchor.scaffolds.models.scripted_server import Reply, ScriptedServer
 from repoanchor.scaffolds.trajectories.readers import read_many, read_trajectory
 from repoanchor.scaffolds.trajectories.trajectory import (
     OUTPUT_EXCERPT_CHARS,
@@ -291,3 +295,65 @@ def test_save_load_round_trip_and_version_check(tmp_path: Path):
 def test_every_schema_field_is_documented(model):
     undocumented = [name for name, field in model.model_fields.items() if not field.description]
     assert undocumented == []
+
+
+def _bash_call(number: int, command: str) -> dict:
+    arguments = json.dumps({"command": command})
+    return {"id": f"call_{number}", "type": "function", "function": {"name": "bash", "arguments": arguments}}
+
+
+def test_a_responses_api_run_of_the_real_mini_cli_reads_like_a_tool_call_run(tmp_path: Path):
+    """mini's Responses API models store the response object and `function_call_output` items, with no `role`."""
+    replies = [
+        Reply("look", tool_calls=[_bash_call(1, "ls"), _bash_call(2, "cat missing.txt")]),
+        Reply("no call: mini answers with a format error"),
+        Reply("done", tool_calls=[_bash_call(3, "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")]),
+    ]
+    offline = {"MSWEA_SILENT_STARTUP": "1", "MSWEA_CONFIGURED": "1", "MSWEA_COST_TRACKING": "ignore_errors",
+               "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # fmt: skip
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "present.txt").write_text("x\n")
+    out = tmp_path / "run.traj.json"
+    with ScriptedServer(replies) as server:
+        command = [
+            str(Path(sys.executable).with_name("mini")), "-m", "openai/scripted", "--model-class", "litellm_response",
+            "-t", "fix it", "-y", "--exit-immediately", "--environment-class", "local", "-c", "mini.yaml",
+            "-c", f"environment.cwd={tmp_path / 'work'}", "-c", f"model.model_kwargs.api_base={server.base_url}",
+            "-c", "model.model_kwargs.api_key=dummy", "-o", str(out),
+        ]  # fmt: skip
+        subprocess.run(command, env={**os.environ, **offline}, stdin=subprocess.DEVNULL, capture_output=True,
+                       timeout=300, check=True)  # fmt: skip
+        assert {request.path for request in server.requests} == {"/v1/responses"}
+    raw = json.loads(out.read_text())
+    assert any("role" not in message for message in raw["messages"])  # the shape this reader must rewrite
+
+    trajectory = read_trajectory(out)
+    assert trajectory.source_format == "mini-swe-agent-v2"
+    assert [action.command for action in trajectory.actions] == [
+        "ls", "cat missing.txt", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+    ]  # fmt: skip
+    assert [action.exit_code for action in trajectory.actions][:2] == [0, 1]
+    assert trajectory.actions[0].output_excerpt.strip() == "present.txt"
+    assert "No such file" in trajectory.actions[1].output_excerpt
+    assert [action.turn_index for action in trajectory.actions] == [0, 0, 2]
+    assert trajectory.format_errors == 1
+    assert trajectory.turns[1].format_error
+    assert (trajectory.input_tokens, trajectory.output_tokens) == (20, 10)  # two priced answers of 10 + 5
+    assert trajectory.exit_status == raw["info"]["exit_status"] == "Submitted"
+    assert trajectory.api_calls == raw["info"]["model_stats"]["api_calls"] == 3
+
+
+@pytest.mark.skipif(not SHARED_FILES, reason=f"no shared trajectories found under {SHARED}")
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_a_bare_message_list_reads_as_its_messages(tmp_path: Path, version: str):
+    """mini's `agent.messages` dumped on its own (no `info`): the same actions as the full trajectory."""
+    path = next(path for path in SHARED_FILES if path.parent.name == f"mini-swe-agent-{version}")
+    bare = tmp_path / "messages.json"
+    bare.write_text(json.dumps(json.loads(path.read_text())["messages"]))
+    full, messages_only = read_trajectory(path), read_trajectory(bare)
+    assert messages_only.source_format == full.source_format
+    assert [a.command for a in messages_only.actions] == [a.command for a in full.actions]
+    assert [a.exit_code for a in messages_only.actions] == [a.exit_code for a in full.actions]
+    assert messages_only.format_errors == full.format_errors
+    assert messages_only.instance_id is None
+    assert messages_only.model is None

@@ -145,3 +145,24 @@ def test_a_responder_computes_each_reply_from_the_request():
     assert status == 500
     assert "responder failed" in json.loads(data)["error"]["message"]
     assert len(server.requests) == 3
+
+
+def test_litellm_responses_api_gets_output_items_and_function_calls(monkeypatch):
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    with ScriptedServer(
+        [Reply("looking", tool_calls=[CALL], usage={"prompt_tokens": 7, "completion_tokens": 3})]
+    ) as server:
+        response = litellm.responses(
+            model="openai/scripted",
+            api_base=server.base_url,
+            api_key="dummy",
+            input=[{"role": "user", "content": "hi"}],
+        )
+        assert [request.path for request in server.requests] == ["/v1/responses"]
+    message, function_call = response.output
+    assert message.content[0].text == "looking"
+    assert (function_call.type, function_call.call_id, function_call.name) == ("function_call", "call_1", "bash")
+    assert json.loads(function_call.arguments) == {"command": "ls"}
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (7, 3)
