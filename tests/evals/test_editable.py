@@ -28,6 +28,14 @@ SETUPTOOLS = '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "se
         ("python -m pip install -e .", None, (21, 3), None),
         ("python -m pip install -e .", '[build-system]\nbuild-backend = "mesonpy"\n', (26, 0), None),
         ("python setup.py develop", None, (26, 0), None),
+        ("pip3 install -e .", None, (26, 0), f"pip3 install {COMPAT} -e ."),
+        (
+            "pip3.9 install -q -e . ; pip install -e ../other",
+            None,
+            (26, 0),
+            f"pip3.9 install {COMPAT} -q -e . ; pip install {COMPAT} -e ../other",
+        ),
+        ("pip install . && bash -e run.sh", None, (26, 0), None),
     ],
 )
 def test_only_a_setuptools_projects_editable_pip_install_changes(tmp_path, install, pyproject, pip, expected):

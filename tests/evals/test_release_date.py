@@ -73,6 +73,8 @@ def test_the_date_is_never_before_the_specs_python_had_settled(clone, python, wh
         ("pip install --editable .", "2022-08-12T00:00:00Z"),
         ("python -m pip install .", "2021-04-06T00:00:00Z"),
         ("python setup.py develop", "2021-04-06T00:00:00Z"),
+        ("pip3 install -e .", "2022-08-12T00:00:00Z"),
+        ("pip install . && bash -e run.sh", "2021-04-06T00:00:00Z"),
     ],
 )
 def test_an_editable_install_needs_setuptools_64s_date(tmp_path, monkeypatch, install, when):

@@ -21,7 +21,13 @@ COMPAT = "--config-settings editable_mode=compat"
 FIRST_PIP = (22, 1)
 """The first pip with `--config-settings`."""
 SETUPTOOLS = {"setuptools.build_meta", "setuptools.build_meta:__legacy__"}
-_EDITABLE = re.compile(r"\bpip\s+install\b(?=[^\n;&|]*\s(?:-e|--editable)(?:\s|=))")
+EDITABLE_PIP_INSTALL = re.compile(r"\bpip(?:3(?:\.\d+)?)?\s+install\b(?=[^\n;&|]*\s(?:-e|--editable)(?:\s|=))")
+"""A pip install (pip, pip3, pip3.X, python -m pip) whose command, up to the next shell operator, is editable."""
+
+
+def installs_editable(install: str | None) -> bool:
+    """Whether a spec's install command holds an editable pip install."""
+    return bool(install and EDITABLE_PIP_INSTALL.search(install))
 
 
 def compat_editable(install: str | None, checkout: Path, pip: tuple[int, ...]) -> str | None:
@@ -30,7 +36,7 @@ def compat_editable(install: str | None, checkout: Path, pip: tuple[int, ...]) -
         return install
     if not setuptools_backend(checkout):
         return install
-    return _EDITABLE.sub(lambda found: f"{found.group(0)} {COMPAT}", install)
+    return EDITABLE_PIP_INSTALL.sub(lambda found: f"{found.group(0)} {COMPAT}", install)
 
 
 def setuptools_backend(checkout: Path) -> bool:

@@ -34,6 +34,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from repoanchor.evals.harness.dependencies.editable import installs_editable
+
 VARIABLE = "REPOANCHOR_DEPS_AS_OF"
 ROW_FIELD = "repoanchor_deps_as_of"
 PYTHON_RELEASED = {
@@ -96,14 +98,9 @@ def _floors(spec: dict[str, Any]) -> list[tuple[str, str]]:
     settled = _settled(str(spec.get("python")))
     if settled:
         found.append((settled, f"Python {spec['python']} released + {SETTLED.days} days"))
-    if _editable(spec):
+    if installs_editable(str(spec.get("install") or "")):
         found.append((EDITABLE_FLOOR, "setuptools 64 (an editable install)"))
     return found
-
-
-def _editable(spec: dict[str, Any] | None) -> bool:
-    install = str((spec or {}).get("install") or "")
-    return bool(re.search(r"(^|\s)(-e|--editable)(\s|=|$)", install))
 
 
 def _settled(python: str | None) -> str | None:
