@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from repoanchor.evals.harness.instance_spec import unusable_spec
+
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch", "test_patch")
 TEST_LISTS = ("FAIL_TO_PASS", "PASS_TO_PASS")
 HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+(:[\w.-]+)?$")
@@ -191,7 +193,7 @@ def _check(item: Any) -> tuple[dict[str, Any], str | None]:
         if problem:
             return row, f"{key} {problem}"
         row[key] = tests
-    return row, None
+    return row, unusable_spec(row)
 
 
 MAX_ID = 200

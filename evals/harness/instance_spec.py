@@ -25,6 +25,23 @@ def spec_for(row: Mapping[str, Any]) -> dict[str, Any] | None:
     return own if own is not None else install_spec(row["repo"], row.get("version"))
 
 
+def unusable_spec(row: Mapping[str, Any]) -> str | None:
+    """Why `row` cannot be built here, judged by its spec alone (None when it can): an unusable `install_config`,
+    or a spec for a project that is not Python's (SWE-bench Multilingual's rows have swebench specs with a Go, Rust
+    or JavaScript toolchain and no `python`)."""
+    try:
+        spec = spec_for(row)
+    except ValueError as error:
+        return str(error).removeprefix(f"{row.get('instance_id')}: ")
+    if spec is None or spec.get("python"):
+        return None
+    install = spec.get("install")
+    return (
+        f"not a Python project: swebench's spec for {row['repo']} {row.get('version')} names no Python (it installs "
+        f"with {install!r}); RepoAnchor's transforms and environments are Python's"
+    )
+
+
 def row_spec(row: Mapping[str, Any]) -> dict[str, Any] | None:
     """`row`'s own `install_config` as a plain dict, or None where it has none; ValueError naming the row and the
     field where it is not a usable spec."""

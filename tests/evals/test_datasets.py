@@ -86,10 +86,13 @@ def test_malformed_jsonl_rows_are_reported_and_the_rest_load(tmp_path):
             good_row("ok-1"),
             good_row("ok-2", PASS_TO_PASS=None),
             ["a", "list"],
+            good_row("caddyserver__caddy-6411", repo="caddyserver/caddy", version="6411"),
+            good_row("acme__x-1", install_config={"install": "pip install -e ."}),
+            good_row("acme__x-2", install_config={"python": "3.11", "install": "pip install -e ."}),
         ],
     )
     loaded = load_dataset(path)
-    assert [row["instance_id"] for row in loaded.rows] == ["ok-1"]
+    assert [row["instance_id"] for row in loaded.rows] == ["ok-1", "acme__x-2"]
     messages = [str(error) for error in loaded.errors]
     assert messages[0].startswith("line 2: not JSON")  # the file's own line numbers, 1-based
     assert messages[1:] == [
@@ -99,6 +102,10 @@ def test_malformed_jsonl_rows_are_reported_and_the_rest_load(tmp_path):
         "line 6 (ok-1): duplicate instance_id",
         "line 7 (ok-2): PASS_TO_PASS is missing",
         "line 8: not an object but list",
+        # SWE-bench Multilingual's rows: swebench's spec installs a Go toolchain and names no Python
+        "line 9 (caddyserver__caddy-6411): not a Python project: swebench's spec for caddyserver/caddy 6411 names no "
+        "Python (it installs with ['go mod tidy']); RepoAnchor's transforms and environments are Python's",
+        "line 10 (acme__x-1): install_config names no 'python' (the version its venv is built on)",
     ]
 
 
