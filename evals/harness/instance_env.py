@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness import container_run, venv_build
-from repoanchor.evals.harness.dependencies.editable import compat_editable
+from repoanchor.evals.harness.dependencies.editable import editable_install
 from repoanchor.evals.harness.dependencies.release_date import pip_version, release_date
 from repoanchor.evals.harness.env_spec import EnvSpec
 from repoanchor.evals.harness.instance_spec import spec_for
@@ -91,7 +91,7 @@ def local_env(row: dict[str, Any], workdir: Path, cache_dir: Path) -> EnvSpec:
         python=str(venv / "bin" / "python"),
         venv=str(venv),
         pre_install=tree_steps,
-        install=compat_editable(spec.get("install"), workdir, pip_version(venv)),
+        install=editable_install(spec.get("install"), workdir, pip_version(venv)),
         dependencies_as_of=date.when,
         skipped=[*record["skipped"], *(f"system step: {step}" for step in system_steps)],
     )

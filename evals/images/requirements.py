@@ -18,19 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomllib
-
 from repoanchor.evals.harness import instance_env, venv_build
+from repoanchor.evals.harness.dependencies.build_system import build_requires
 from repoanchor.evals.harness.dependencies.current_env import needs_wrapper
-from repoanchor.evals.harness.dependencies.editable import compat_editable
+from repoanchor.evals.harness.dependencies.editable import editable_install
 from repoanchor.evals.harness.dependencies.pip_steps import run_step
 from repoanchor.evals.harness.dependencies.release_date import pip_version, release_date
 from repoanchor.evals.harness.instance_spec import spec_for
 from repoanchor.evals.harness.venv_build import interpreter_version
 from repoanchor.perturb.validation.compile_check import CURRENT
 from repoanchor.scaffolds.records import InfraError
-
-LEGACY_BUILD = ["setuptools>=40.8.0", "wheel"]  # what pip assumes for a project without [build-system]
 
 
 @dataclass
@@ -73,18 +70,6 @@ def frozen(python: str) -> list[str]:
     return sorted(line for line in out.splitlines() if line and not line.startswith(("-e", "#")) and " @ " not in line)
 
 
-def build_requires(tree: Path) -> list[str]:
-    pyproject = tree / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            declared = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("build-system", {}).get("requires")
-        except tomllib.TOMLDecodeError:
-            declared = None
-        if declared:
-            return list(declared)
-    return list(LEGACY_BUILD)
-
-
 def plan_for(row: dict[str, Any], repo_cache: Path | None, venv_cache: Path) -> EnvPlan:
     """The plan for `row`'s (repo, version); builds (or reuses) the local provider's venv for spec rows."""
     spec = None if row.get("repoanchor_test_cmd") else spec_for(row)
@@ -101,13 +86,14 @@ def plan_for(row: dict[str, Any], repo_cache: Path | None, venv_cache: Path) -> 
         log: list[str] = []
         with venv_build.locked(venv):
             # Once, so that the project's own dependencies are in the venv and hence in the pins.
-            for step in [*tree_steps, spec.get("install") or "true"]:
+            install = editable_install(spec.get("install"), tree, pip_version(venv))
+            for step in [*tree_steps, install or "true"]:
                 run_step(step, tree, venv, log)
             pins = frozen(str(venv / "bin" / "python"))
         return EnvPlan(
             repo=row["repo"], version=str(row["version"]), python=python, python_version=interpreter_version(python),
             python_wanted=spec["python"], fallback=fallback, requirements=pins, build_requires=build_requires(tree),
-            pre_install=tree_steps, install=compat_editable(spec.get("install"), tree, pip_version(venv)),
+            pre_install=tree_steps, install=install,
             skipped=[*record["skipped"], *(f"system step: {step}" for step in system_steps)],
             wrap_interpreter=needs_wrapper(spec),
         )  # fmt: skip

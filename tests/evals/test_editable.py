@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from repoanchor.evals.harness.dependencies.editable import COMPAT, compat_editable
+from repoanchor.evals.harness.dependencies.editable import COMPAT, compat_editable, editable_install
 from repoanchor.evals.harness.dependencies.pip_steps import command_env
 
 ONLINE = pytest.mark.skipif(os.environ.get("REPOANCHOR_OFFLINE") == "1", reason="REPOANCHOR_OFFLINE=1: uses PyPI")
@@ -44,6 +44,66 @@ def test_only_a_setuptools_projects_editable_pip_install_changes(tmp_path, insta
     assert compat_editable(install, tmp_path, pip) == (install if expected is None else expected)
 
 
+PRE_PEP660 = (
+    '[build-system]\nrequires = ["setuptools~=62.6", "wheel~=0.37.1"]\nbuild-backend = "setuptools.build_meta"\n'
+)
+SKLEARN = "python -m pip install -v --no-use-pep517 --no-build-isolation -e ."
+
+
+@pytest.mark.parametrize(
+    ("install", "pyproject", "pip", "expected"),
+    [
+        # astroid 2.14: its build requirements pin a setuptools without PEP 660's hooks
+        ("python -m pip install -e .", PRE_PEP660, (26, 0),
+         "python -m pip install 'setuptools>=64' 'wheel~=0.37.1' && "
+         f"python -m pip install {COMPAT} --no-build-isolation -e ."),
+        ("python -m pip install -e .", PRE_PEP660, (25, 2), f"python -m pip install {COMPAT} -e ."),
+        # scikit-learn 1.3-1.6: --no-use-pep517 is gone; without isolation the venv's setuptools builds it
+        (SKLEARN, None, (26, 0), f"python -m pip install 'setuptools>=64' && python -m pip install {COMPAT} -v "
+                                 "--no-build-isolation -e ."),
+        (SKLEARN, None, (24, 0), SKLEARN),
+        ("python -m pip install -e .", SETUPTOOLS, (26, 0), f"python -m pip install {COMPAT} -e ."),
+        ("python -m pip install .", PRE_PEP660, (26, 0), "python -m pip install ."),
+        ("python -m pip install -e .", '[build-system]\nbuild-backend = "mesonpy"\n', (26, 0), None),
+    ],
+)  # fmt: skip
+def test_an_editable_install_is_adapted_to_a_pip_without_setup_py_develop(tmp_path, install, pyproject, pip, expected):
+    if pyproject is not None:
+        (tmp_path / "pyproject.toml").write_text(pyproject)
+    assert editable_install(install, tmp_path, pip) == (install if expected is None else expected)
+
+
+def _venv_with_new_pip(tmp_path) -> tuple[str, dict, tuple[int, ...]]:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    python = str(venv / "bin" / "python")
+    env = command_env(venv)
+    subprocess.run([python, "-m", "pip", "install", "-q", "--upgrade", "pip"], check=True, env=env, capture_output=True)
+    pip = tuple(int(n) for n in subprocess.run([python, "-c", "import pip; print(pip.__version__)"],
+                capture_output=True, text=True).stdout.split(".")[:2])  # fmt: skip
+    return python, env, pip
+
+
+@ONLINE
+def test_a_project_pinning_an_old_setuptools_installs_editable_with_todays_pip(tmp_path):
+    """astroid 2.14's build requirements (setuptools~=62.6) fail under pip >= 25.3 ("missing the
+    'build_editable' hook"); adapted, the install succeeds and leaves the checkout on sys.path."""
+    project = tmp_path / "project"
+    (project / "widget").mkdir(parents=True)
+    (project / "widget" / "__init__.py").write_text("")
+    (project / "pyproject.toml").write_text(PRE_PEP660 + '[project]\nname = "widget"\nversion = "1"\n')
+    python, env, pip = _venv_with_new_pip(tmp_path)
+    assert pip >= (25, 3)
+    plain = subprocess.run(["bash", "-c", "python -m pip install -e ."], cwd=project, env=env, capture_output=True,
+                           text=True)  # fmt: skip
+    assert plain.returncode != 0
+    assert "build_editable" in plain.stdout + plain.stderr
+    adapted = editable_install("python -m pip install -e .", project, pip)
+    subprocess.run(["bash", "-c", adapted], cwd=project, check=True, env=env, capture_output=True)
+    probe = [python, "-c", f"import sys, widget; print({str(project)!r} in sys.path)"]
+    assert subprocess.run(probe, cwd=tmp_path, capture_output=True, text=True).stdout.strip() == "True"
+
+
 @ONLINE
 def test_the_compat_install_puts_the_checkout_on_sys_path(tmp_path):
     """A flat layout beside folders setuptools leaves out (tests/) gets the import-hook install by default."""
@@ -53,13 +113,7 @@ def test_the_compat_install_puts_the_checkout_on_sys_path(tmp_path):
         (project / folder / "__init__.py").write_text("")
     (project / "pyproject.toml").write_text(SETUPTOOLS + '[project]\nname = "widget"\nversion = "1"\n'
                                             '[tool.setuptools]\npackages = ["widget"]\n')  # fmt: skip
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
-    python = str(venv / "bin" / "python")
-    env = command_env(venv)
-    subprocess.run([python, "-m", "pip", "install", "-q", "--upgrade", "pip"], check=True, env=env, capture_output=True)
-    pip = tuple(int(n) for n in subprocess.run([python, "-c", "import pip; print(pip.__version__)"],
-                capture_output=True, text=True).stdout.split(".")[:2])  # fmt: skip
+    python, env, pip = _venv_with_new_pip(tmp_path)
     probe = [python, "-c", f"import sys; print({str(project)!r} in sys.path)"]
     for install, on_path in ((f"{python} -m pip install -q -e .", "False"),
                              (compat_editable(f"{python} -m pip install -q -e .", project, pip), "True")):  # fmt: skip

@@ -9,9 +9,9 @@ import pytest
 from repoanchor.evals.demo.fixture_project import materialize_fixture
 from repoanchor.evals.harness import container_run, grading, instance_env
 from repoanchor.evals.harness.datasets import load_dataset
+from repoanchor.evals.harness.dependencies.build_system import LEGACY_BUILD, build_requires
 from repoanchor.evals.images import names
 from repoanchor.evals.images.build import build_group, build_image, build_inputs, groups, inputs_for
-from repoanchor.evals.images.requirements import LEGACY_BUILD, build_requires
 from repoanchor.scaffolds.records import InfraError
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
 from tests.support.env_images import CACHE, fixture_env_image_fixture  # noqa: F401
