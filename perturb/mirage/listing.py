@@ -14,13 +14,24 @@ skips the ``_`` names proxies have, and their modules are named ``0001_...``, wh
 framework's own ``django/db/migrations`` package, where 22 of SWE-bench Verified's Django fixes are, stays
 perturbable.) Text search, like the other placement checks: a hit in a string or comment only ever
 refuses, never proves.
+
+A folder may be listed from another module too: sqlfluff 0.8's ``core/rules/loader.py`` globs
+``os.path.join(os.path.dirname(__file__), "../../rules", "L*.py")`` and imports ``Rule_<stem>`` from each file,
+so a hidden ``rules/L004_<words>.py`` was loaded as a rule and every import of sqlfluff failed. `listed_elsewhere`
+finds such folders: a module with a listing call that names a package folder of the tree by a path literal,
+relative to its own folder or one above it (beside ``__file__``), or by ``<dotted.package>.__path__``; a
+recursive listing (``walk``, ``**``) covers the folders below too.
 """
 
 from __future__ import annotations
 
+import ast
+import posixpath
 import re
-from collections.abc import Callable
-from pathlib import PurePosixPath
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path, PurePosixPath
+
+from repoanchor.perturb.source.files import python_files
 
 FRAMEWORK_LISTED = {
     ("management", "commands"): "Django lists its modules as management commands",
@@ -43,11 +54,123 @@ def lists_own_folder(init_text: str) -> str | None:
     return None
 
 
-def listed_folder(folder: str, read_init: Callable[[str], str | None]) -> str | None:
+Elsewhere = Mapping[str, tuple[str, bool]]
+"""Tree-relative folder -> (what lists it, whether the folders below it are listed too)."""
+_RECURSIVE = re.compile(r"\bwalk\s*\(|\*\*|\brglob\s*\(|\bwalk_packages\s*\(")
+
+
+def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
+    """The package folders of the tree at `root` that some module of it (tests included) lists (see above)."""
+    files = python_files(root, include_build=True)[0]  # a test that lists a folder fails in validation instead
+    packages = {posixpath.dirname(rel) for rel in files if rel.endswith("/__init__.py")}
+    found: dict[str, tuple[str, bool]] = {}
+    for rel in files:
+        data = (root / rel).read_bytes()
+        if (b"__file__" in data or b"__path__" in data) and _LISTING.search(text := data.decode("utf-8", "replace")):
+            for folder in folders_named(rel, text, packages):
+                found.setdefault(folder, (f"{rel} lists it", bool(_RECURSIVE.search(text))))
+    return found
+
+
+def folders_named(rel: str, text: str, packages: Iterable[str]) -> list[str]:
+    """The `packages` (tree-relative folders) that module `rel` names by a path built from its `__file__` (a
+    string in the same expression: `join(dirname(__file__), "../../rules", "L*.py")`, `Path(__file__).parent /
+    "plugins"`), relative to its folder or one above it, or by `<dotted.package>.__path__` in an expression that
+    lists (`iter_modules(app.plugins.__path__)`)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    packages, named = set(packages), []
+    bases = _ancestors(posixpath.dirname(rel))
+    for root in _expression_roots(tree):
+        inside = list(ast.walk(root))
+        names = {node.id for node in inside if isinstance(node, ast.Name)}
+        if "__file__" in names:
+            named += [c for c in _resolved(_joined_path(inside), bases) if c in packages]
+        if any(isinstance(n, ast.Call) and _called(n) in LISTING_CALLS for n in inside):
+            for dotted in (_dotted(n.value) for n in inside if isinstance(n, ast.Attribute) and n.attr == "__path__"):
+                tail = dotted.replace(".", "/") if dotted else None
+                named += [p for p in packages if tail and (p == tail or p.endswith("/" + tail))]
+    return sorted(set(named))
+
+
+LISTING_CALLS = {"listdir", "scandir", "iterdir", "glob", "iglob", "rglob", "iter_modules", "walk_packages", "walk"}
+
+
+def _expression_roots(tree: ast.AST) -> list[ast.expr]:
+    """Every expression whose parent is not an expression (a statement's value, a default argument)."""
+    roots = []
+    for parent in ast.walk(tree):
+        if isinstance(parent, ast.expr):
+            continue
+        roots += [child for child in ast.iter_child_nodes(parent) if isinstance(child, ast.expr)]
+    return roots
+
+
+def _called(call: ast.Call) -> str | None:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
+def _joined_path(nodes: list[ast.AST]) -> str | None:
+    """The folder the expression's strings name, joined in source order as `os.path.join` and `/` join them
+    (`"../../rules", "L*.py"` -> `../../rules`); None where they name none."""
+    strings = sorted(
+        (n.lineno, n.col_offset, n.value) for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    )
+    parts = [value for *_, value in strings if value.strip("./") and len(value) <= 200 and not set(value) & set(" \n")]
+    return _folder_of(posixpath.join(*parts)) if parts else None
+
+
+def _resolved(folder: str | None, bases: list[str]) -> list[str]:
+    """`folder` against the module's folder and, where it names a folder (not only a pattern), those above."""
+    if folder is None:
+        return []
+    candidates = [
+        posixpath.normpath(posixpath.join(base, folder.strip("/"))) for base in (bases if folder else bases[:1])
+    ]
+    return [c if c != "." else "" for c in candidates if not c.startswith("..")]
+
+
+def _folder_of(literal: str) -> str | None:
+    """The folder a path names: itself, or a pattern's folder where the pattern matches modules (`L*.py`,
+    `plugins/*`: "" for the module's own folder); None for a pattern of other files (`*.json`)."""
+    if "*" not in literal:
+        return literal
+    if not literal.endswith((".py", "*")):
+        return None
+    return literal.split("*")[0].rpartition("/")[0]
+
+
+def _ancestors(folder: str) -> list[str]:
+    """`folder` and every folder above it, up to the tree root ("")."""
+    found = [folder]
+    while folder:
+        folder = posixpath.dirname(folder)
+        found.append(folder)
+    return found
+
+
+def listed_folder(
+    folder: str, read_init: Callable[[str], str | None], elsewhere: Elsewhere | None = None
+) -> str | None:
     """Why a new module in `folder` (tree-relative, "" for the root) would be found by a listing, or None.
 
     `read_init(path)`: the text of the tree-relative `__init__.py` at `path`, None where there is none; the
-    package chain is walked up from `folder` until a folder without one."""
+    package chain is walked up from `folder` until a folder without one. `elsewhere`: `listed_elsewhere`'s
+    folders."""
+    for listed, (why, recursive) in (elsewhere or {}).items():
+        if folder == listed or (recursive and folder.startswith(f"{listed}/" if listed else "")):
+            return f"{listed or '.'}: {why}"
     here = PurePosixPath(folder)
     framework = FRAMEWORK_LISTED.get((here.parent.name, here.name)) or FRAMEWORK_LISTED.get((None, here.name))
     if here.parts and framework:

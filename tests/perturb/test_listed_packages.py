@@ -128,3 +128,77 @@ def test_folders_below_a_listing_package_and_the_folders_django_lists_are_refuse
 )
 def test_what_counts_as_listing_the_own_folder(init, found):
     assert lists_own_folder(init) == found
+
+
+# sqlfluff 0.8's rule loader, in another package, globs the rules folder and imports `Rule_<stem>` from each file.
+LOADER = """import os
+from glob import glob
+from importlib import import_module
+
+
+def load_rules(
+    path=os.path.join(os.path.dirname(__file__), "../../rules", "R*.py"),
+):
+    found = []
+    for module in sorted(glob(path)):
+        stem = os.path.splitext(os.path.basename(module))[0]
+        found.append(getattr(import_module("app.rules." + stem), "Rule_" + stem).__name__)
+    return found
+"""
+RULE = "import os\nimport re\n\n\nclass Rule_{stem}:\n    sep = re.sub('a', 'b', os.sep)\n"
+GLOBBED = {
+    "app/__init__.py": "",
+    "app/core/__init__.py": "",
+    "app/core/loading/__init__.py": "",
+    "app/core/loading/loader.py": LOADER,
+    "app/rules/__init__.py": "",
+    **{f"app/rules/{stem}.py": RULE.format(stem=stem) for stem in ("R001", "R002")},
+    "app/other.py": RULE.format(stem="Other"),
+}
+
+
+def _rules(root: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    code = "from app.core.loading.loader import load_rules; print(load_rules())"
+    return subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
+def test_a_folder_another_module_globs_gets_no_new_module(tmp_path, transform):
+    src = make_tree(tmp_path / "src", GLOBBED)
+    assert _rules(src) == "['Rule_R001', 'Rule_R002']\n"
+    config = ApplyConfig([transform], seed=0, fraction=1.0, check_interpreters=False)
+    report = apply_tree(src, tmp_path / "out", config)
+    refused = {o.file: o.reason for o in report.outcomes if isinstance(o, Skipped) and "listed-package" in o.reason}
+    assert set(refused) == {"app/rules/R001.py", "app/rules/R002.py"}
+    assert "app/rules: app/core/loading/loader.py lists it" in refused["app/rules/R001.py"]
+    assert "app/other.py" in {o.file for o in report.outcomes if isinstance(o, Applied)}  # its package is not
+    assert sorted(p.name for p in (tmp_path / "out" / "app" / "rules").iterdir()) == [
+        "R001.py",
+        "R002.py",
+        "__init__.py",
+    ]
+    assert _rules(tmp_path / "out") == "['Rule_R001', 'Rule_R002']\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        (LOADER, ["a/rules"]),
+        ("import os\nP = os.path.join(os.path.dirname(__file__), '..', '..', 'rules')\nos.listdir(P)\n", ["a/rules"]),
+        ("from pathlib import Path\nFILES = (Path(__file__).parent / 'plugins').glob('*.py')\n", ["a/b/c/plugins"]),
+        ("import glob, os\nglob.glob(os.path.join(os.path.dirname(__file__), '*.py'))\n", ["a/b/c"]),
+        ("import pkgutil, a.rules\nMODS = list(pkgutil.iter_modules(a.rules.__path__))\n", ["a/rules"]),
+        # not a listing of modules, not a folder built from __file__, not a listing with the package's path
+        ("import glob, os\nglob.glob(os.path.join(os.path.dirname(__file__), '*.json'))\n", []),
+        ("import os\nHERE = os.path.dirname(__file__)\nos.listdir('rules')\n", []),
+        ("import os\nos.listdir('.')\nNAME = '.'.join([__file__, 'x'])\n", []),
+        ("import a.rules\nWHERE = a.rules.__path__\n", []),
+        ("def broken(:\n", []),
+    ],
+)
+def test_which_folders_a_module_names_for_a_listing(text, named):
+    packages = ["a", "a/rules", "a/b", "a/b/c", "a/b/c/plugins"]
+    from repoanchor.perturb.mirage.listing import folders_named
+
+    assert folders_named("a/b/c/loader.py", text, packages) == named

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
 
-from repoanchor.perturb.mirage.listing import listed_folder
+from repoanchor.perturb.mirage.listing import listed_elsewhere, listed_folder
 from repoanchor.perturb.source.files import NEVER_COPY
 
 TEXT_SUFFIXES = frozenset(
@@ -75,6 +75,8 @@ class TreeSurvey:
     init_texts: dict[str, str] = field(default_factory=dict)
     """Tree-relative path -> text of every ``__init__.py`` read (what `listed_folder` asks of each module's
     packages, read once here instead of once per module)."""
+    listed: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    """The package folders another module lists (`listing.listed_elsewhere`)."""
 
 
 def survey_tree(root: Path, *, pytest_options_only: bool = False) -> TreeSurvey:
@@ -82,7 +84,7 @@ def survey_tree(root: Path, *, pytest_options_only: bool = False) -> TreeSurvey:
 
     `pytest_options_only`: a `--doctest-modules` counts only where pytest reads its options for every run
     (a [pytest]-like section), not in a tox env's or nox session's command (which a suite never runs)."""
-    survey = TreeSurvey()
+    survey = TreeSurvey(listed=listed_elsewhere(root))
     for folder, dirs, files in os.walk(root, followlinks=False):
         here = Path(folder)
         dirs[:] = [
@@ -167,7 +169,7 @@ def refusal(root: Path, module: str, survey: TreeSurvey) -> str | None:
     if not (folder / "__init__.py").is_file():
         return "no-package: its folder has no __init__.py (script, sys.path root or namespace portion)"
     folder_rel = "" if str(rel.parent) == "." else rel.parent.as_posix()
-    if listing := listed_folder(folder_rel, partial(_init_text, root, survey)):
+    if listing := listed_folder(folder_rel, partial(_init_text, root, survey), survey.listed):
         return f"listed-package: {listing}; the hidden twin would be found and run again"
     if (folder / stem).exists():
         return f"stem-folder-exists: {rel.parent / stem} already exists; the decoys would go there"

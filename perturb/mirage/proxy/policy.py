@@ -12,8 +12,8 @@ of a package, and by an absolute sibling import when it is a top-level module; n
   siblings would not be installed with it), or one outside any source root (``docs/conf.py``,
   ``scripts/x.py``: nothing proves its folder is on ``sys.path``);
 - a module in a folder something lists at run time (a package below an ``__init__`` that lists its own
-  folder, plugin discovery; Django's ``management/commands``: `perturb.mirage.listing`): a proxy would be
-  imported as one more of its modules;
+  folder, plugin discovery; a folder another module globs; Django's ``management/commands``:
+  `perturb.mirage.listing`): a proxy would be imported as one more of its modules;
 - a package whose ``__init__`` rebinds ``__path__`` (the proxies might not be found), a
   module that rebinds its own ``__name__``/``__package__``/``__spec__``, and a module of a tree
   whose root is itself a package, unless relative imports prove how it is imported;
@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from repoanchor.perturb.mirage.listing import listed_folder
+from repoanchor.perturb.mirage.listing import Elsewhere, listed_folder
 from repoanchor.perturb.treectx import TreeContext
 
 SCRIPT_FILES = frozenset(
@@ -55,11 +55,14 @@ class Refusal(Exception):
     """The module gets no proxies; the message is the skip reason ("class: detail")."""
 
 
-def placement(ctx: TreeContext, rel: str, text: str, relative_proof: bool) -> Placement:
+def placement(
+    ctx: TreeContext, rel: str, text: str, relative_proof: bool, listed: Elsewhere | None = None
+) -> Placement:
     """How module `rel` (source `text`) of the variant tree reaches proxies beside it.
 
     `relative_proof`: the module has a relative import statement (not merely the text of one),
-    so it can only run with a package as its ``__package__``.
+    so it can only run with a package as its ``__package__``. `listed`: the folders other modules list
+    (`listing.listed_elsewhere`).
     """
     if ctx.project.min_python < (3, 7):
         version = ".".join(map(str, ctx.project.min_python))
@@ -73,7 +76,7 @@ def placement(ctx: TreeContext, rel: str, text: str, relative_proof: bool) -> Pl
     init = f"{folder}/__init__.py" if folder else "__init__.py"
     if (ctx.root / init).is_symlink():
         raise Refusal(f"symlink: {init} is a link; its package cannot be proven to sit here")
-    if listing := listed_folder(folder, lambda rel: _text(ctx, rel) if ctx.exists(rel) else None):
+    if listing := listed_folder(folder, lambda rel: _text(ctx, rel) if ctx.exists(rel) else None, listed):
         raise Refusal(f"listed-package: {listing}; a proxy beside it would be found as one more module")
     if ctx.exists(init):
         init_text = _text(ctx, init)
