@@ -46,10 +46,10 @@ def write(tmp_path: Path, files: dict[str, str]) -> dict[str, str]:
     return module_names(tmp_path, sorted(files))
 
 
-@pytest.mark.parametrize("strategy", ["fork", "isolated"])
-def test_each_module_is_judged_as_from_a_fresh_interpreter(tmp_path, strategy):
+@pytest.mark.parametrize(("strategy", "jobs"), [("fork", 1), ("fork", 3), ("fork", 8), ("isolated", 1)])
+def test_each_module_is_judged_as_from_a_fresh_interpreter(tmp_path, strategy, jobs):
     modules = write(tmp_path, TREE)
-    errors = import_errors(tmp_path, modules, HOST, timeout=60, strategy=strategy)
+    errors = import_errors(tmp_path, modules, HOST, timeout=60, strategy=strategy, jobs=jobs)
     assert set(errors) == FAILING
     assert errors["pkg.raises"] == "ValueError: boom"
     assert errors["pkg.exits"] == "SystemExit: 3"
@@ -58,10 +58,38 @@ def test_each_module_is_judged_as_from_a_fresh_interpreter(tmp_path, strategy):
     assert errors["pkg.broken.leaf"] == "ImportError: no such dependency"
 
 
-def test_both_strategies_give_the_same_messages(tmp_path):
+@pytest.mark.parametrize("jobs", [1, 4])
+def test_both_strategies_give_the_same_messages(tmp_path, jobs):
     modules = write(tmp_path, TREE)
-    forked = import_errors(tmp_path, modules, HOST, timeout=60, strategy="fork")
+    forked = import_errors(tmp_path, modules, HOST, timeout=60, strategy="fork", jobs=jobs)
     assert forked == import_errors(tmp_path, modules, HOST, timeout=60, strategy="isolated")
+
+
+def _waits_for(other: str) -> str:
+    """A module that marks its import and then needs its sibling's mark while it is still importing."""
+    return (
+        "import os, time\n"
+        "here = os.path.dirname(os.path.dirname(__file__))  # the tree, above the package\n"
+        "open(os.path.join(here, __name__.split('.')[-1] + '.mark'), 'w').close()\n"
+        "deadline = time.monotonic() + 60\n"
+        f"while not os.path.exists(os.path.join(here, {other!r} + '.mark')):\n"
+        "    assert time.monotonic() < deadline, 'no sibling ran beside this one'\n"
+        "    time.sleep(0.01)\n"
+    )
+
+
+def test_siblings_import_side_by_side_and_a_crash_among_them_is_still_judged(tmp_path):
+    """With two jobs, two sibling packages import at once (each waits for the other's mark, which only a sibling
+    running beside it can make: the first takes the free slot, the second runs in the parent's own turn); a
+    sibling after them that kills its process is still retried and reported, and the packages after it judged."""
+    tree = {
+        "a_left/__init__.py": _waits_for("b_right"), "b_right/__init__.py": _waits_for("a_left"),
+        "dies/__init__.py": "import os\nos._exit(7)\n", "later/__init__.py": "", "later/mod.py": "X = 1\n",
+    }  # fmt: skip
+    modules = write(tmp_path, tree)
+    errors = import_errors(tmp_path, modules, HOST, timeout=300, strategy="fork", jobs=2)
+    assert set(errors) == {"dies"}
+    assert errors["dies"].startswith("import crashed")
 
 
 def test_a_module_that_kills_its_interpreter_no_longer_takes_the_others_with_it(tmp_path, monkeypatch):
@@ -100,8 +128,8 @@ def test_bytecode_is_shared_outside_the_tree_and_removed(tmp_path, monkeypatch, 
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))  # where the check's interpreter makes its bytecode prefix
     tree = tmp_path / "tree"
-    modules = write(tree, SHARED)
-    assert import_errors(tree, modules, HOST, timeout=60, strategy=strategy) == {}
+    modules = write(tree, SHARED)  # one job: z_reuses imports after its siblings have
+    assert import_errors(tree, modules, HOST, timeout=60, strategy=strategy, jobs=1) == {}
     assert not list(tree.rglob("__pycache__"))  # the checked tree is left as it was
     assert not list(scratch.iterdir())  # and the prefix is gone
 

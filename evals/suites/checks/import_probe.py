@@ -1,6 +1,6 @@
 """The level-1 import check's script: does each changed module import, as it would from a fresh interpreter?
 
-Run as `python -c IMPORT_SCRIPT ROOTS_JSON NAMES_JSON [fork|isolated [KEPT_PREFIX]]` under the instance's
+Run as `python -c IMPORT_SCRIPT ROOTS_JSON NAMES_JSON [fork|isolated [KEPT_PREFIX [JOBS]]]` under the instance's
 interpreter (on the host or in its image); it prints `{module: error}` as the last line of its output.
 
 `isolated` imports each module in turn and removes whatever the import added to `sys.modules` before the next:
@@ -14,6 +14,11 @@ name below it (the exact messages); a child that dies (a module calling os._exit
 `isolated` way in a fresh fork, then reported as crashed, and no longer takes the other modules with it.
 Python 3.6 syntax (the oldest interpreter SWE-bench specs use); without os.fork it runs `isolated`.
 
+Siblings are independent (each is forked from the same parent state), so up to JOBS of them, anywhere in the
+tree, run at once: a pipe holding JOBS - 1 tokens is the job server (as make's), and a node that finds no token
+runs its next child itself, waiting for it, so nothing ever blocks on a token. The verdicts do not depend on
+JOBS; the time does (pvlib's four asv benchmark modules each import pvlib and pandas in their own root).
+
 Bytecode goes to a `sys.pycache_prefix` (Python 3.8+): the checked tree gets no `__pycache__`, and a module
 compiled by one child is not compiled again by each later one (a package with a light `__init__`, as pytest's
 `_pytest`, has every child import most of it). Older Pythons write none. The prefix is a temporary folder, or
@@ -23,6 +28,18 @@ standard library and the installed packages, which a temporary one compiles afre
 its paths) is removed before and after: nothing of one tree is ever read for another at the same path.
 """
 
+import json
+import os
+
+
+def probe_command(
+    python: str, roots: list[str], names: list[str], strategy: str, kept: str, jobs: int = 0
+) -> list[str]:
+    """The check's command line; `jobs` forks at once (0: as many as this machine has cores)."""
+    jobs = jobs or os.cpu_count() or 1
+    return [python, "-c", IMPORT_SCRIPT, json.dumps(roots), json.dumps(names), strategy, kept, str(jobs)]
+
+
 IMPORT_SCRIPT = r'''
 import importlib, json, os, shutil, sys, tempfile, warnings
 warnings.simplefilter("ignore")
@@ -31,6 +48,12 @@ sys.path[:0] = ROOTS
 NAMES = json.loads(sys.argv[2])
 STRATEGY = sys.argv[3] if len(sys.argv) > 3 else "fork"
 KEPT = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
+JOBS = max(1, int(sys.argv[5])) if len(sys.argv) > 5 else 1
+TOKENS = None
+if JOBS > 1 and hasattr(os, "fork"):
+    TOKENS = os.pipe()
+    os.write(TOKENS[1], b"t" * (JOBS - 1))
+    os.set_blocking(TOKENS[0], False)
 PREFIX = (KEPT or tempfile.mkdtemp(prefix="repoanchor-pyc-")) if sys.version_info >= (3, 8) else None
 
 
@@ -87,8 +110,8 @@ def children(prefix):
     return found
 
 
-def forked(work):
-    """work() in a forked child; its dict comes back through a pipe (None when the child died)."""
+def start(work):
+    """work() in a forked child; returns (pid, the read end of the pipe its dict comes back through)."""
     sys.stdout.flush()
     sys.stderr.flush()
     read, write = os.pipe()
@@ -103,10 +126,46 @@ def forked(work):
             sink.write(data)
         os._exit(0)
     os.close(write)
+    return pid, read
+
+
+def finish(started, wait=True):
+    """The child's (dict or None when it died, wait status); None when `wait` is off and it is still running
+    (a child that has exited has written all its data: a larger dict would hold it in its write)."""
+    pid, read = started
+    if not wait:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if not done:
+            return None
     with os.fdopen(read, "rb") as source:
         data = source.read()
-    _, status = os.waitpid(pid, 0)
+    if wait:
+        _, status = os.waitpid(pid, 0)
     return (json.loads(data.decode()) if data else None), status
+
+
+def forked(work):
+    return finish(start(work))
+
+
+def token():
+    """A free job slot, if any (never waits)."""
+    if TOKENS is None:
+        return False
+    try:
+        return os.read(TOKENS[0], 1) == b"t"
+    except BlockingIOError:
+        return False
+
+
+def settle(child, outcome):
+    """A child's verdicts: its dict, else the isolated retry's, else every name below it crashed."""
+    result, status = outcome
+    if result is None:
+        result, status = forked(lambda: isolated(below(child)))
+    if result is None:
+        result = {name: "import crashed (wait status {})".format(status) for name in below(child)}
+    return result
 
 
 def node(prefix):
@@ -116,15 +175,29 @@ def node(prefix):
         for added in set(sys.modules) - baseline:
             del sys.modules[added]
         return isolated(below(prefix))
-    errors = {}
+    errors, running = {}, []
     for child in children(prefix):
-        result, status = forked(lambda child=child: node(child))
-        if result is None:
-            result, status = forked(lambda child=child: isolated(below(child)))
-        if result is None:
-            result = {name: "import crashed (wait status {})".format(status) for name in below(child)}
-        errors.update(result)
+        running = reap(running, errors, wait=False)
+        if token():  # a free slot: this child runs beside the next ones
+            running.append((child, start(lambda child=child: node(child))))
+        else:
+            errors.update(settle(child, forked(lambda child=child: node(child))))
+    reap(running, errors, wait=True)
     return errors
+
+
+def reap(running, errors, wait):
+    """Settle the running children that have finished (all of them when `wait`), giving back their slots;
+    returns those still running."""
+    still = []
+    for child, started in running:
+        outcome = finish(started, wait)
+        if outcome is None:
+            still.append((child, started))
+            continue
+        os.write(TOKENS[1], b"t")
+        errors.update(settle(child, outcome))
+    return still
 
 
 try:

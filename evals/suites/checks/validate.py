@@ -24,7 +24,7 @@ from repoanchor.evals.harness.dependencies.pip_steps import command_env
 from repoanchor.evals.harness.grading import grade, run_command, run_tests
 from repoanchor.evals.harness.instance_env import PARALLEL_CHECKOUT, EnvSpec
 from repoanchor.evals.harness.venv_build import locked, private_copy
-from repoanchor.evals.suites.checks.import_probe import IMPORT_SCRIPT
+from repoanchor.evals.suites.checks.import_probe import probe_command
 from repoanchor.evals.suites.pair import yielding_to
 from repoanchor.evals.suites.remap import Rejected, run_git
 from repoanchor.evals.suites.stage_clock import StageClock, timed
@@ -55,17 +55,16 @@ def module_names(tree: Path, files: list[str]) -> dict[str, str]:
 
 
 def import_errors(
-    tree: Path, modules: dict[str, str], env: EnvSpec, timeout: float = 600, strategy: str = "fork"
+    tree: Path, modules: dict[str, str], env: EnvSpec, timeout: float = 600, strategy: str = "fork", jobs: int = 0
 ) -> dict[str, str]:
     """{module: error} for the modules that fail to import in `tree` under the instance's interpreter.
 
     `strategy` (see import_probe): `fork` imports each package once and forks per module, `isolated` imports
-    each module from scratch; both give the same verdicts."""
+    each module from scratch; both give the same verdicts, whatever `jobs` (forks at once; 0: one per core)."""
     if not modules:
         return {}
     roots = sorted({str((tree / root).resolve()) for root in modules.values()})
-    names = json.dumps(list(modules))
-    command = [env.python or "python", "-c", IMPORT_SCRIPT, json.dumps(roots), names, strategy, bytecode_folder(env)]
+    command = probe_command(env.python or "python", roots, list(modules), strategy, bytecode_folder(env), jobs)
     if env.route == "env-image":  # in a container of the image, after the install a test run does there
         script = f"{{ {env.install or 'true'}; }} >/dev/null 2>&1\n{shlex.join(command)}"
         return _import_result(run_in_tree(tree, script, env, timeout)[1], "", modules)
