@@ -53,10 +53,14 @@ def _tree(root: Path, init: str) -> Path:
     return make_tree(root, files)
 
 
-def _loaded(root: Path) -> str:
+def _printed(root: Path, code: str) -> str:
+    """What `code` prints run with the tree at `root` on sys.path."""
     env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
-    code = "import plugins; print(plugins.load_all())"
     return subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True).stdout
+
+
+def _loaded(root: Path) -> str:
+    return _printed(root, "import plugins; print(plugins.load_all())")
 
 
 @pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
@@ -158,9 +162,7 @@ GLOBBED = {
 
 
 def _rules(root: Path) -> str:
-    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
-    code = "from app.core.loading.loader import load_rules; print(load_rules())"
-    return subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True).stdout
+    return _printed(root, "from app.core.loading.loader import load_rules; print(load_rules())")
 
 
 @pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
