@@ -17,6 +17,7 @@ from pathlib import Path
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import FileResult, rng_for
 from repoanchor.perturb.filepass import grammar_replay, run_file_passes, select_files
+from repoanchor.perturb.mirage.listing import listed_elsewhere
 from repoanchor.perturb.mirage.vocabulary import project_vocabulary
 from repoanchor.perturb.results import Outcome, Skipped
 from repoanchor.perturb.source.files import FileSkip, copy_source_tree, python_files
@@ -143,11 +144,12 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     changed = [result.path for result in results if result.new_source is not None]
     report = TreeReport(outcomes, file_skips, changed, len(files), parsed, project)
     vocabulary = _vocabulary(src, files, config) if tree_passes else None
+    listed = listed_elsewhere(src) if tree_passes else {}
     modules = _file_pass_trees(src, results, tree_read)
     for index, transform in enumerate(tree_passes):
         selected = [f for f in files if f in selection[transform]]
         modules.expect(frozenset(selected), _selected_by(selection, tree_passes[index + 1 :]))
-        _apply_tree_transform(out, selected, transform, config, report, vocabulary, modules)
+        _apply_tree_transform(out, selected, transform, config, report, (vocabulary, listed), modules)
     if tree_passes:
         report.tree_parses = {"parsed": modules.parses, "reused": modules.hits}
     if config.check_interpreters:
@@ -198,10 +200,11 @@ def _apply_tree_transform(
     transform: str,
     config: ApplyConfig,
     report: TreeReport,
-    vocabulary: tuple[str, ...] | None,
+    read_from_source: tuple[tuple[str, ...] | None, dict[str, tuple[str, bool]]],
     modules: ParsedModules,
 ) -> None:
-    """Run one RepoMirage-style transform over the selected modules of the (already written) variant."""
+    """Run one RepoMirage-style transform over the selected modules of the (already written) variant.
+    `read_from_source`: the vocabulary for generated names and the folders other modules list."""
     instance = get_transform(transform)
     ctx = TreeContext(
         instance.id,
@@ -211,8 +214,9 @@ def _apply_tree_transform(
         config.fraction,
         dict(config.options.get(instance.id, {})),
         _taken_names(out),
-        vocabulary=vocabulary,
+        vocabulary=read_from_source[0],
         modules=modules,
+        listed=read_from_source[1],
     )
     with cyclic_gc_deferred():  # it holds modules' trees while it parses more: full collections walked them all
         instance.apply_tree(ctx, selected)

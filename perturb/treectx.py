@@ -53,6 +53,9 @@ class TreeContext:
     """Every path written, created or removed by a committed transaction."""
     modules: ParsedModules = field(default_factory=ParsedModules)
     """The variant's parsed modules, shared by its tree transforms (`parse`, `write_module`)."""
+    listed: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    """Package folders another module lists (`mirage.listing.listed_elsewhere`), read from the source tree: a
+    transform before (constant-externalization) may move the path's strings out of the module."""
     _journal: list[tuple[str, bytes | None]] | None = None
     _pending_resolution: list[dict[str, str]] = field(default_factory=list)
     _sites: list[SiteRecord] = field(default_factory=list)

@@ -204,3 +204,17 @@ def test_which_folders_a_module_names_for_a_listing(text, named):
     from repoanchor.perturb.mirage.listing import folders_named
 
     assert folders_named("a/b/c/loader.py", text, packages) == named
+
+
+@pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
+def test_the_listing_is_read_from_the_source_when_constants_moved_its_path_first(tmp_path, transform):
+    """constant-externalization runs first and moves the loader's path strings to a JSON file (sqlfluff 0.6's
+    stacked variant); the folder it lists is still refused."""
+    src = make_tree(tmp_path / "src", GLOBBED)
+    config = ApplyConfig(["constant-externalization", transform], seed=0, fraction=1.0, check_interpreters=False)
+    report = apply_tree(src, tmp_path / "out", config)
+    loader = (tmp_path / "out" / "app" / "core" / "loading" / "loader.py").read_text()
+    assert '"../../rules"' not in loader  # the path's strings were moved out of the module
+    refused = {o.file for o in report.outcomes if isinstance(o, Skipped) and "listed-package" in o.reason}
+    assert refused == {"app/rules/R001.py", "app/rules/R002.py"}
+    assert _rules(tmp_path / "out") == "['Rule_R001', 'Rule_R002']\n"

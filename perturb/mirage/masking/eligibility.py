@@ -25,7 +25,8 @@ refused. One survey of the tree (`survey_tree`) answers the questions for every 
   a *top-level* name, able to shadow a same-named distribution for every program on that path,
   and most such files are scripts run by path.
 - ``listed-package``: something lists the module's folder at run time (an ``__init__.py`` of its package
-  or one above it lists its own folder, plugin discovery as pylint's checkers; Django's
+  or one above it lists its own folder, plugin discovery as pylint's checkers; another module globs it, as
+  sqlfluff's rule loader; Django's
   ``management/commands``: `perturb.mirage.listing`): the hidden twin would be found and run a second time.
 - ``stem-folder-exists`` (the decoy folder ``pkg/mod/`` is already there), ``shadowed-module``
   (``mod.so``/``mod.pyd`` beside ``mod.py``: the importer loads the extension, so ``mod.py`` is
@@ -44,7 +45,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
 
-from repoanchor.perturb.mirage.listing import listed_elsewhere, listed_folder
+from repoanchor.perturb.mirage.listing import Elsewhere, listed_folder
 from repoanchor.perturb.source.files import NEVER_COPY
 
 TEXT_SUFFIXES = frozenset(
@@ -76,15 +77,15 @@ class TreeSurvey:
     """Tree-relative path -> text of every ``__init__.py`` read (what `listed_folder` asks of each module's
     packages, read once here instead of once per module)."""
     listed: dict[str, tuple[str, bool]] = field(default_factory=dict)
-    """The package folders another module lists (`listing.listed_elsewhere`)."""
+    """The package folders another module lists (`listing.listed_elsewhere`, as the caller read them)."""
 
 
-def survey_tree(root: Path, *, pytest_options_only: bool = False) -> TreeSurvey:
+def survey_tree(root: Path, *, pytest_options_only: bool = False, listed: Elsewhere | None = None) -> TreeSurvey:
     """Read every text file of the tree once (no symlink followed, caches skipped).
 
     `pytest_options_only`: a `--doctest-modules` counts only where pytest reads its options for every run
     (a [pytest]-like section), not in a tox env's or nox session's command (which a suite never runs)."""
-    survey = TreeSurvey(listed=listed_elsewhere(root))
+    survey = TreeSurvey(listed=dict(listed or {}))
     for folder, dirs, files in os.walk(root, followlinks=False):
         here = Path(folder)
         dirs[:] = [

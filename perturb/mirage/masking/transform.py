@@ -75,7 +75,7 @@ class RuntimeTargetMasking:
         pytest_options_only = collection_option(ctx.options) == "pytest-options"
         if not modules:
             return
-        survey = survey_tree(ctx.root, pytest_options_only=pytest_options_only)
+        survey = survey_tree(ctx.root, pytest_options_only=pytest_options_only, listed=ctx.listed)
         command = str(ctx.options.get("test_command") or "")
         if not survey.doctest_config and DOCTEST_MODULES.search(command):
             survey.doctest_config = f"the test command ({command[:120]})"

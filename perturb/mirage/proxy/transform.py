@@ -18,7 +18,6 @@ import libcst as cst
 
 from repoanchor.perturb.engine import select_sites
 from repoanchor.perturb.mirage.base import ModuleByModule
-from repoanchor.perturb.mirage.listing import Elsewhere, listed_elsewhere
 from repoanchor.perturb.mirage.proxy.chain import leaf_source, link_source, plan, split_rewrite, target_statements
 from repoanchor.perturb.mirage.proxy.policy import Placement, Refusal, placement
 from repoanchor.perturb.mirage.proxy.scan import has_relative_import, scan
@@ -37,11 +36,10 @@ class ProxyImports(ModuleByModule):
     id: ClassVar[str] = "proxy-imports"
     description: ClassVar[str] = "route imports through chains of proxy modules (same names, same objects)"
 
-    def prepare(self, ctx: TreeContext, modules: list[str]) -> tuple[int, int, Elsewhere]:
-        depth, fanout = options(ctx.options)
-        return depth, fanout, listed_elsewhere(ctx.root)
+    def prepare(self, ctx: TreeContext, modules: list[str]) -> tuple[int, int]:
+        return options(ctx.options)
 
-    def apply_module(self, ctx: TreeContext, rel: str, state: tuple[int, int, Elsewhere]) -> None:
+    def apply_module(self, ctx: TreeContext, rel: str, state: tuple[int, int]) -> None:
         _rewrite_module(ctx, rel, *state)
 
 
@@ -57,12 +55,12 @@ def options(raw: dict) -> tuple[int, int]:
     return values["depth"], values["fanout"]
 
 
-def _rewrite_module(ctx: TreeContext, rel: str, depth: int, fanout: int, listed: Elsewhere) -> None:
+def _rewrite_module(ctx: TreeContext, rel: str, depth: int, fanout: int) -> None:
     try:
         data = ctx.read(rel)
         text = decode_source(data)
         module = ctx.parse(rel, data)
-        place = placement(ctx, rel, text, has_relative_import(module), listed)
+        place = placement(ctx, rel, text, has_relative_import(module), ctx.listed)
     except (SourceError, Refusal) as exc:
         ctx.skip(rel, str(exc))
         return
