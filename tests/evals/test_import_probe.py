@@ -9,6 +9,7 @@ import pytest
 
 from repoanchor.evals.harness.env_spec import EnvSpec
 from repoanchor.evals.suites.checks.validate import import_errors, module_names
+from repoanchor.perturb.validation.isolation import offline_unavailable
 
 HOST = EnvSpec(provider="local", instance_id="probe", route="current", python=sys.executable)
 
@@ -161,3 +162,16 @@ def test_a_venvs_kept_bytecode_holds_its_libraries_and_nothing_of_a_checked_tree
     ok.write_text("X = !\n")  # same size, same age: only the content tells it apart
     os.utime(ok, ns=(stamp, stamp))
     assert "pkg.ok" in import_errors(tree, modules, env, timeout=60)
+
+
+@pytest.mark.skipif(offline_unavailable() is not None, reason=f"no network namespace here: {offline_unavailable()}")
+def test_modules_import_without_the_hosts_network(tmp_path):
+    """Importing runs the project's code (pydicom's benchmarks download test files at import): the check gives it
+    no network but loopback, as the tests. The module fails its import where another interface is visible."""
+    lone_loopback = (
+        "import socket\n"
+        "names = sorted(name for _, name in socket.if_nameindex())\n"
+        "assert names == ['lo'], names\n"
+    )
+    modules = write(tmp_path, {"pkg/__init__.py": "", "pkg/net.py": lone_loopback})
+    assert import_errors(tmp_path, modules, HOST, timeout=60) == {}

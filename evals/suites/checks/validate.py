@@ -29,7 +29,7 @@ from repoanchor.evals.suites.pair import yielding_to
 from repoanchor.evals.suites.remap import Rejected, run_git
 from repoanchor.evals.suites.stage_clock import StageClock, timed
 from repoanchor.perturb.source.files import is_test_file
-from repoanchor.perturb.validation.isolation import offline_hint
+from repoanchor.perturb.validation.isolation import offline_command, offline_hint
 from repoanchor.perturb.validation.validate import compile_errors, compile_sources, read_sources
 
 # Importing these runs a program, not a module.
@@ -70,9 +70,12 @@ def import_errors(
         return _import_result(run_in_tree(tree, script, env, timeout)[1], "", modules)
     # A shared venv is re-pointed by every test run's editable install: never import while one runs. The probe's
     # temporary files (its bytecode folder) go to a folder removed here: a module may end the probe's process.
+    # Importing runs the project's code, without the host's network as its tests (pydicom's benchmarks download
+    # test files at import, retrying for minutes).
+    argv = offline_command(shlex.join(command))[0]
     with locked(Path(env.venv)) if env.venv else nullcontext(), tempfile.TemporaryDirectory(prefix="ra-imp-") as tmp:
         proc = subprocess.run(
-            command, cwd=tree, env={**command_env(env.venv), "TMPDIR": tmp}, capture_output=True, text=True,
+            argv, cwd=tree, env={**command_env(env.venv), "TMPDIR": tmp}, capture_output=True, text=True,
             timeout=timeout, check=False,
         )  # fmt: skip
     return _import_result(proc.stdout, proc.stderr, modules)

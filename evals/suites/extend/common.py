@@ -6,6 +6,7 @@ import fcntl
 import json
 import math
 import os
+import shlex
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from repoanchor.evals.suites.extend import in_image
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.source.files import copy_source_tree
+from repoanchor.perturb.validation.isolation import offline_command
 
 PROBE = Path(__file__).with_name("probe.py")
 
@@ -78,7 +80,8 @@ def _probe(worktree: Path, spec: dict, roots: set[str], settings) -> dict:
     with tempfile.TemporaryDirectory(prefix="repoanchor-probe-") as tmp:
         spec_path, out_path = Path(tmp) / "spec.json", Path(tmp) / "out.json"
         spec_path.write_text(json.dumps(spec))
-        cmd = [python, "-I", "-B", str(PROBE), str(spec_path), str(out_path)]
+        # The probe imports the project's modules, so it runs their code: without the host's network, as the tests.
+        cmd = offline_command(shlex.join([python, "-I", "-B", str(PROBE), str(spec_path), str(out_path)]))[0]
         try:
             env = {**os.environ, **settings.test_env}
             proc = subprocess.run(
