@@ -60,7 +60,7 @@ _RECURSIVE = re.compile(r"\bwalk\s*\(|\*\*|\brglob\s*\(|\bwalk_packages\s*\(")
 
 
 def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
-    """The package folders of the tree at `root` that some module of it (tests included) lists (see above)."""
+    """The package folders of the tree at `root` that some module of it, tests aside, lists (see above)."""
     files = python_files(root, include_build=True)[0]  # a test that lists a folder fails in validation instead
     packages = {posixpath.dirname(rel) for rel in files if rel.endswith("/__init__.py")}
     found: dict[str, tuple[str, bool]] = {}
