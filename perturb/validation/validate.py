@@ -63,6 +63,20 @@ class Baseline:
         flaky = self.flaky
         return {t: o for t, o in self.runs[0].outcomes.items() if t not in flaky}
 
+    @property
+    def unstable_ids(self) -> set[str]:
+        """Parametrized tests whose ids themselves differ between runs (marshmallow parametrizes with the time of
+        collection, `test_x[09:27:40 2026-12-06]`): by the part before `[`. Each of their ids is flaky, a
+        variant's new ones included, which no baseline run can have seen."""
+        present = [set(run.outcomes) for run in self.runs]
+        varying = set().union(*present) - set.intersection(*present)
+        return {unparametrized(t) for t in varying if "[" in t}
+
+
+def unparametrized(test_id: str) -> str:
+    """A test id without its parametrization (`file::test[a-b]` -> `file::test`)."""
+    return test_id.split("[", 1)[0]
+
 
 @dataclass
 class ValidationReport:
@@ -219,9 +233,11 @@ def validate(
     except InfrastructureError as exc:
         report.infra_error = str(exc)
         return report
-    flaky, stable = baseline.flaky, baseline.outcomes
+    unstable = baseline.unstable_ids
+    flaky = baseline.flaky | {t for t in run.outcomes if unparametrized(t) in unstable}
+    stable = {t: o for t, o in baseline.outcomes.items() if unparametrized(t) not in unstable}
     variant_outcomes = {t: o for t, o in run.outcomes.items() if t not in flaky}
-    report.flaky = sorted(flaky)
+    report.flaky = sorted(flaky | {t for t in baseline.outcomes if t not in stable})
     report.changed, report.missing, report.added = compare(stable, variant_outcomes)
     report.n_tests = len(stable.keys() | flaky | run.outcomes.keys())
     report.n_compared = len(stable.keys() | variant_outcomes.keys())

@@ -136,6 +136,44 @@ def test_flaky_test_is_found_by_repeating_the_baseline_and_excluded(tmp_path: Pa
     assert counter.read_text() == "4"
 
 
+def test_a_test_whose_ids_change_every_run_is_flaky_as_a_whole(tmp_path: Path):
+    """marshmallow parametrizes with the time of collection (`test_x[09:27:40 2026-12-06]`): every run, the
+    variant's too, has ids no other run had. Repeated baseline runs see them vary; the variant's new ids are flaky,
+    not added, and the stable tests are still compared."""
+    counter = tmp_path / "counter"
+    counter.write_text("0")
+    varying = f"""
+        from pathlib import Path
+
+        import pytest
+
+        COUNTER = Path({str(counter)!r})
+        RUN = int(COUNTER.read_text())
+        COUNTER.write_text(str(RUN + 1))
+
+
+        @pytest.mark.parametrize("stamp", [f"run-{{RUN}}", "fixed"])
+        def test_stamped(stamp):
+            assert stamp
+
+
+        def test_stable():
+            assert True
+    """
+    original = make_project(tmp_path / "original", tests=varying)
+    variant = make_project(tmp_path / "variant", tests=varying)
+    report = validate(original, variant, PYTEST, repeat=2)
+    assert report.ok, report.to_json()
+    assert (report.added, report.missing) == ([], [])
+    assert "tests.test_mod::test_stamped[run-2]" in report.flaky  # the variant's own id
+    assert "tests.test_mod::test_stamped[fixed]" in report.flaky  # the whole test is flaky
+    assert report.n_compared == 1  # test_stable alone
+    broken = make_project(tmp_path / "broken", tests=varying.replace("assert True", "assert False"))
+    assert validate(original, broken, PYTEST, repeat=2).changed == [
+        {"test": "tests.test_mod::test_stable", "original": "passed", "variant": "failed"}
+    ]
+
+
 def test_syntax_error_in_changed_file_is_a_compile_error(original: Path, tmp_path: Path):
     variant = make_project(tmp_path / "variant", MODULE.replace("return 2 * x", "return 2 *"))
     (variant / "notes.txt").write_text("not python, never compiled")
