@@ -169,9 +169,7 @@ def test_modules_import_without_the_hosts_network(tmp_path):
     """Importing runs the project's code (pydicom's benchmarks download test files at import): the check gives it
     no network but loopback, as the tests. The module fails its import where another interface is visible."""
     lone_loopback = (
-        "import socket\n"
-        "names = sorted(name for _, name in socket.if_nameindex())\n"
-        "assert names == ['lo'], names\n"
+        "import socket\nnames = sorted(name for _, name in socket.if_nameindex())\nassert names == ['lo'], names\n"
     )
     modules = write(tmp_path, {"pkg/__init__.py": "", "pkg/net.py": lone_loopback})
     assert import_errors(tmp_path, modules, HOST, timeout=60) == {}
