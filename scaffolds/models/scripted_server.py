@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 
 from repoanchor.scaffolds.models.loopback import loopback_http, serve, shut
+from repoanchor.scaffolds.models.scripted_answers import chunks, completion, response
 
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 RESPONSES_PATHS = ("/v1/responses", "/responses")
@@ -113,77 +114,6 @@ class ScriptedServer:
                 return self._replies.popleft() if self._replies else None
         return self.responder(request.body)
 
-    def completion(self, reply: Reply, serial: int) -> dict:
-        message: dict = {"role": "assistant", "content": reply.content}
-        if reply.tool_calls:
-            message["tool_calls"] = reply.tool_calls
-        finish = "tool_calls" if reply.tool_calls else "stop"
-        return {
-            "id": f"chatcmpl-{serial}",
-            "object": "chat.completion",
-            "created": 0,
-            "model": self.model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": reply.usage,
-        }
-
-    def response(self, reply: Reply, serial: int) -> dict:
-        """The answer as an OpenAI Responses API object: an output_text message, then one function_call per call."""
-        output: list[dict] = []
-        if reply.content:
-            text = {"type": "output_text", "text": reply.content, "annotations": []}
-            output.append(
-                {
-                    "type": "message",
-                    "id": f"msg-{serial}",
-                    "status": "completed",
-                    "role": "assistant",
-                    "content": [text],
-                }
-            )
-        for call in reply.tool_calls:
-            function = call.get("function") or {}
-            output.append(
-                {
-                    "type": "function_call",
-                    "id": f"fc-{serial}-{len(output)}",
-                    "call_id": call.get("id"),
-                    "name": function.get("name"),
-                    "arguments": function.get("arguments"),
-                    "status": "completed",
-                }
-            )
-        usage = {
-            "input_tokens": reply.usage.get("prompt_tokens", 0),
-            "output_tokens": reply.usage.get("completion_tokens", 0),
-            "total_tokens": reply.usage.get("total_tokens", 0),
-        }
-        return {
-            "id": f"resp-{serial}",
-            "object": "response",
-            "created_at": 0,
-            "status": "completed",
-            "model": self.model,
-            "output": output,
-            "usage": usage,
-            "parallel_tool_calls": True,
-            "tool_choice": "auto",
-            "tools": [],
-        }
-
-    def chunks(self, reply: Reply, serial: int) -> list[dict]:
-        """The same answer as stream chunks: role, content, each tool call, finish, usage."""
-        base = {"id": f"chatcmpl-{serial}", "object": "chat.completion.chunk", "created": 0, "model": self.model}
-        deltas: list[dict] = [{"role": "assistant", "content": ""}]
-        if reply.content:
-            deltas.append({"content": reply.content})
-        deltas += [{"tool_calls": [{"index": i, **call}]} for i, call in enumerate(reply.tool_calls)]
-        out = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
-        finish = "tool_calls" if reply.tool_calls else "stop"
-        out.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
-        out.append({**base, "choices": [], "usage": reply.usage})
-        return out
-
 
 def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
@@ -230,11 +160,11 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             if reply.status != 200 or reply.body is not None:
                 self._json(reply.status, reply.body or _error(f"scripted error {reply.status}", "server_error"))
             elif path in RESPONSES_PATHS:
-                self._json(200, server.response(reply, serial))
+                self._json(200, response(reply, serial, server.model))
             elif body.get("stream"):
-                self._sse(server.chunks(reply, serial))
+                self._sse(chunks(reply, serial, server.model))
             else:
-                self._json(200, server.completion(reply, serial))
+                self._json(200, completion(reply, serial, server.model))
 
         def _json(self, status: int, payload: dict) -> None:
             data = json.dumps(payload).encode()
