@@ -57,7 +57,10 @@ def main(argv: list[str] | None = None) -> dict:
         one_job = best(2, lambda: verdicts.__setitem__("fork1", import_errors(tree, modules, host, 3600, "fork", 1)))
         assert verdicts["fork"] == verdicts["fork1"], "the fork check's verdicts depend on its job count"
         if args.skip_fresh:
-            return _report({"modules_checked": len(modules), "forked_s": forked, "forked_one_job_s": one_job})
+            timings = {"forked_s": round(forked, 2), "forked_one_job_s": round(one_job, 2)}
+            return _report(
+                {"modules_checked": len(modules), **timings, "ratio_one_job_to_forked": round(one_job / forked, 2)}
+            )
         fresh = best(1, lambda: verdicts.__setitem__("fresh", one_interpreter_per_module(tree, modules, host)))
         former = best(1, lambda: verdicts.__setitem__("former", import_errors(tree, modules, host, 3600, "isolated")))
     assert verdicts["fork"] == verdicts["fresh"], "fork and a fresh interpreter per module disagree"
@@ -78,8 +81,6 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def _report(result: dict) -> dict:
-    if "forked_one_job_s" in result and "ratio_one_job_to_forked" not in result:
-        result = {**result, "ratio_one_job_to_forked": round(result["forked_one_job_s"] / result["forked_s"], 2)}
     json.dump(result, sys.stdout, indent=2)
     print()
     return result

@@ -34,7 +34,7 @@ def is_mini_message_list(document: Any) -> bool:
         isinstance(document, list)
         and bool(document)
         and all(isinstance(item, dict) and ("role" in item or _responses_item(item)) for item in document)
-        and any(isinstance(item, dict) and item.get("role") == "system" for item in document[:1])
+        and document[0].get("role") == "system"
     )
 
 
@@ -65,8 +65,8 @@ def _chat_message(item: dict[str, Any]) -> dict[str, Any]:
     # The chat shape keeps token counts in extra.response.usage as prompt/completion tokens; the Responses API
     # names them input/output tokens at the top of the response.
     tokens = {"prompt_tokens": usage.get("input_tokens"), "completion_tokens": usage.get("output_tokens")}
-    message = {"role": "assistant", "content": "\n".join(texts), "extra": {**extra, "response": {"usage": tokens}}}
-    return {**message, "tool_calls": calls}
+    extra = {**extra, "response": {"usage": tokens}}
+    return {"role": "assistant", "content": "\n".join(texts), "extra": extra, "tool_calls": calls}
 
 
 def _text(content: Any) -> str:
