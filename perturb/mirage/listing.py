@@ -41,7 +41,9 @@ FRAMEWORK_LISTED = {
 _NOT_OWN_LISTING = re.compile(r"^.*\b(extend_path|find_commands|make_test_runner_in)\(.*$", re.MULTILINE)
 _PATH_READ = re.compile(r"(?<![\w.])__path__(?!\s*(?:=|\+=)(?!=))")
 _FILE = re.compile(r"(?<![\w.])__file__\b")
-_LISTING = re.compile(r"\b(listdir|scandir|iterdir|glob|iglob|iter_modules|walk_packages|walk)\s*\(")
+LISTING_CALLS = ("listdir", "scandir", "iterdir", "glob", "iglob", "rglob", "iter_modules", "walk_packages", "walk")
+"""The calls that list a folder; the text search below and the syntax check in `folders_named` share them."""
+_LISTING = re.compile(rf"\b({'|'.join(LISTING_CALLS)})\s*\(")
 
 
 def lists_own_folder(init_text: str) -> str | None:
@@ -93,9 +95,6 @@ def folders_named(rel: str, text: str, packages: Iterable[str]) -> list[str]:
                 tail = dotted.replace(".", "/") if dotted else None
                 named += [p for p in packages if tail and (p == tail or p.endswith("/" + tail))]
     return sorted(set(named))
-
-
-LISTING_CALLS = {"listdir", "scandir", "iterdir", "glob", "iglob", "rglob", "iter_modules", "walk_packages", "walk"}
 
 
 def _expression_roots(tree: ast.AST) -> list[ast.expr]:

@@ -122,6 +122,7 @@ def test_folders_below_a_listing_package_and_the_folders_django_lists_are_refuse
         ("for info in pkgutil.iter_modules(__path__):\n    pass\n", "reads __path__ (its own folder)"),
         ("HERE = os.path.dirname(__file__)\nNAMES = os.listdir(HERE)\n", "lists files (listdir) beside __file__"),
         ("FILES = sorted(Path(__file__).parent.glob('*.py'))\n", "lists files (glob) beside __file__"),
+        ("FILES = sorted(Path(__file__).parent.rglob('*.py'))\n", "lists files (rglob) beside __file__"),
         ("from pkgutil import extend_path\n__path__ = extend_path(__path__, __name__)\n", None),
         ("DATA = os.path.join(os.path.dirname(__file__), 'data.json')\n", None),
         ("__path__ = [HERE]\n", None),  # rebinding is its own refusal (package-path-rebound)
@@ -204,6 +205,15 @@ def test_which_folders_a_module_names_for_a_listing(text, named):
     from repoanchor.perturb.mirage.listing import folders_named
 
     assert folders_named("a/b/c/loader.py", text, packages) == named
+
+
+@pytest.mark.parametrize("call", ["glob('*.py')", "rglob('*.py')", "iterdir()"])
+def test_a_module_listing_another_folder_by_any_listing_call_is_found(tmp_path, call):
+    loader = f"from pathlib import Path\nFILES = sorted((Path(__file__).parent.parent / 'rules').{call})\n"
+    src = make_tree(tmp_path, {"a/__init__.py": "", "a/rules/__init__.py": "", "a/core/load.py": loader})
+    from repoanchor.perturb.mirage.listing import listed_elsewhere
+
+    assert listed_elsewhere(src) == {"a/rules": ("a/core/load.py lists it", call.startswith("rglob"))}
 
 
 @pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
