@@ -2,7 +2,7 @@
 
 Pure functions of counts or arrays; nothing here draws random numbers except `sign_flip_test`
 (Monte Carlo only above `exact_limit` differences, from an explicit seed). Bootstrap intervals and
-the Jagged Frontier estimator live in `stats_bootstrap.py`.
+the Jagged Frontier estimator live in `stats_bootstrap.py` and `stats_frontier.py`.
 
 Newcombe 1998a: Two-sided confidence intervals for the single proportion, Stat Med 17:857-872.
 Newcombe 1998b: Interval estimation for the difference between independent proportions, Stat Med 17:873-890.

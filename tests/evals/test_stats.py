@@ -40,7 +40,8 @@ from repoanchor.evals.analysis.stats import (
     sign_flip_test,
     wilson_interval,
 )
-from repoanchor.evals.analysis.stats_bootstrap import clustered_bootstrap, jagged_frontier, two_level_bootstrap
+from repoanchor.evals.analysis.stats_bootstrap import clustered_bootstrap, two_level_bootstrap
+from repoanchor.evals.analysis.stats_frontier import jagged_frontier
 
 # --- Wilson ---------------------------------------------------------------------------------------
 

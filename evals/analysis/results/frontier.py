@@ -3,7 +3,7 @@ dataset × condition and perturbed suite, with the paper's per-instance interval
 
 Degradation d_i = baseline rate − mean per-variant rate (positive: the variants are harder); the estimate
 is the mean over instances with a percentile bootstrap over instances and a sign-flip p
-(`stats_bootstrap.jagged_frontier`). Per-instance intervals are Newcombe's hybrid score interval for two
+(`stats_frontier.jagged_frontier`). Per-instance intervals are Newcombe's hybrid score interval for two
 independent proportions (they exist when each variant ran once); with 20/20 baseline vs 20/20 variants it
 is ±16.1 points. Runs without an outcome (infrastructure errors, crashes) are dropped and counted.
 """
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from repoanchor.evals.analysis.results.tables import INFRA, MODEL_KEY, PERTURBED_KINDS
-from repoanchor.evals.analysis.stats_bootstrap import jagged_frontier
+from repoanchor.evals.analysis.stats_frontier import jagged_frontier
 
 KEY = [*MODEL_KEY, "dataset", "condition"]
 N_RESAMPLES, SEED = 10_000, 0
