@@ -14,11 +14,11 @@ import warnings
 import libcst as cst
 import libcst.matchers as m
 
+from repoanchor.perturb.bindings import bound_names, dotted_name, import_origins, stdlib_object
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.source.project import enumerated_classes, may_enumerate
 from repoanchor.perturb.speed.codegen import code_for_node
-from repoanchor.perturb.transform_checks import bound_names, dotted_name, import_origins, stdlib_object
 from repoanchor.perturb.walk import walk
 
 FRAMEWORK_BASES = frozenset(

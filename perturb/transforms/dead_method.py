@@ -39,11 +39,11 @@ from functools import partial
 import libcst as cst
 import libcst.matchers as m
 
+from repoanchor.perturb.bindings import dotted_name
 from repoanchor.perturb.class_lineage import Lineage
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTransform
 from repoanchor.perturb.speed.codegen import code_for_node
-from repoanchor.perturb.transform_checks import dotted_name
 
 OPTIONS_CLASSES = frozenset({"Meta", "Config"})
 SAFE_DECORATORS = frozenset({"dataclass", "total_ordering", "final", "define", "frozen", "s", "attrs"})

@@ -43,10 +43,11 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
+from repoanchor.perturb.bindings import unless_rebound
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTransform
-from repoanchor.perturb.transform_checks import introspection_in, unless_rebound
+from repoanchor.perturb.transform_checks import introspection_in
 from repoanchor.perturb.walk import walk
 
 BUILTINS = ("iter", "next", "StopIteration")

@@ -34,10 +34,10 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from repoanchor.perturb.bindings import dotted_name
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 from repoanchor.perturb.speed.literals import string_value
-from repoanchor.perturb.transform_checks import dotted_name
 
 MIN_LENGTH = 4
 NAMED_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}

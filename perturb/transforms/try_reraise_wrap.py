@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from repoanchor.perturb.bindings import unless_rebound
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site
-from repoanchor.perturb.transform_checks import unless_rebound
 from repoanchor.perturb.transforms._blocks import BlockTransform, wrap_after_docstring
 
 

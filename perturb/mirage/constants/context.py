@@ -12,8 +12,8 @@ import re
 
 import libcst as cst
 
+from repoanchor.perturb.bindings import dotted_name
 from repoanchor.perturb.speed.literals import string_value
-from repoanchor.perturb.transform_checks import dotted_name
 
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _GENERIC_CALLS = {"len", "int", "str", "float", "abs", "type", "isinstance", "bool", "repr", "round", "min", "max"}

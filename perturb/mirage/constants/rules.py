@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from repoanchor.perturb.transform_checks import dotted_name
+from repoanchor.perturb.bindings import dotted_name
 
 TYPING_CALLS = frozenset(
     {

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from repoanchor.perturb.bindings import dotted_name
 from repoanchor.perturb.mirage.masking.mutations import choose
 from repoanchor.perturb.sites import Site, SiteCollector
 from repoanchor.perturb.speed.emission import FileEmission
-from repoanchor.perturb.transform_checks import dotted_name
 from repoanchor.perturb.walk import children, replace_nodes
 
 PRIMARY = ("invert-if", "swap-imports", "drop-function")

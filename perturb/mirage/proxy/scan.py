@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from repoanchor.perturb.bindings import dotted_name
 from repoanchor.perturb.sites import Site, SiteCollector
 from repoanchor.perturb.speed.codegen import code_for_node
-from repoanchor.perturb.transform_checks import dotted_name
 from repoanchor.perturb.walk import walk
 
 MODULE_MACHINERY = frozenset(
