@@ -18,7 +18,8 @@ refuses, never proves.
 A folder may be listed from another module too: sqlfluff 0.8's ``core/rules/loader.py`` globs
 ``os.path.join(os.path.dirname(__file__), "../../rules", "L*.py")`` and imports ``Rule_<stem>`` from each file,
 so a hidden ``rules/L004_<words>.py`` was loaded as a rule and every import of sqlfluff failed. `listed_elsewhere`
-finds such folders: a module with a listing call that names a package folder of the tree by a path literal,
+finds such folders: a module the project can import (below a package, or beside one: scripts in
+folders of their own are never imported) with a listing call that names a package folder of the tree by a path literal,
 relative to its own folder or one above it (beside ``__file__``), or by ``<dotted.package>.__path__``; a
 recursive listing (``walk``, ``**``) covers the folders below too.
 """
@@ -66,7 +67,11 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
     files = python_files(root, include_build=True)[0]  # a test that lists a folder fails in validation instead
     packages = {posixpath.dirname(rel) for rel in files if rel.endswith("/__init__.py")}
     found: dict[str, tuple[str, bool]] = {}
+    roots = {posixpath.dirname(package) for package in packages}  # on sys.path: the tree, `src/`
     for rel in files:
+        folder = posixpath.dirname(rel)
+        if folder not in roots and not packages.intersection(_ancestors(folder)):
+            continue  # a script in a folder of scripts (`util/generate/`): the project never imports it
         data = (root / rel).read_bytes()
         if (b"__file__" in data or b"__path__" in data) and _LISTING.search(text := data.decode("utf-8", "replace")):
             for folder in folders_named(rel, text, packages):

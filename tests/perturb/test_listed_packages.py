@@ -216,6 +216,26 @@ def test_a_module_listing_another_folder_by_any_listing_call_is_found(tmp_path, 
     assert listed_elsewhere(src) == {"a/rules": ("a/core/load.py lists it", call.startswith("rglob"))}
 
 
+# pydicom's util/generate_cids/generate_concept_dicts.py: a code generator run by hand, which names the package's
+# folder (to write a module there) and globs its own downloads.
+GENERATOR = """from pathlib import Path
+SRC = Path(__file__).parent.parent.parent / "src" / "pkg"
+ZIPS = sorted(Path("downloads").glob("*.zip"))
+"""
+
+
+@pytest.mark.parametrize(
+    ("where", "listed"),
+    [("util/generate/gen.py", {}), ("src/pkg/tools/gen.py", {"src/pkg": ("src/pkg/tools/gen.py lists it", False)})],
+)
+def test_a_script_outside_the_packages_lists_nothing_they_import(tmp_path, where, listed):
+    files = {"src/pkg/__init__.py": "", "src/pkg/tools/__init__.py": "", where: GENERATOR}
+    src = make_tree(tmp_path, files)
+    from repoanchor.perturb.mirage.listing import listed_elsewhere
+
+    assert listed_elsewhere(src) == listed
+
+
 @pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
 def test_the_listing_is_read_from_the_source_when_constants_moved_its_path_first(tmp_path, transform):
     """constant-externalization runs first and moves the loader's path strings to a JSON file (sqlfluff 0.6's
