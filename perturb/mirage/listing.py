@@ -52,9 +52,32 @@ def lists_own_folder(init_text: str) -> str | None:
     if _PATH_READ.search(_NOT_OWN_LISTING.sub("", init_text)):
         return "reads __path__ (its own folder)"
     listing = _LISTING.search(init_text)
-    if listing and _FILE.search(init_text):
+    if listing and _FILE.search(init_text) and not _names_subfolders_only(init_text):
         return f"lists files ({listing.group(1)}) beside __file__"
     return None
+
+
+def _names_subfolders_only(init_text: str) -> bool:
+    """Whether every path the text builds from `__file__` names a folder below its own (astroid 2.x:
+    `os.listdir(os.path.join(os.path.dirname(__file__), "brain"))`): a listing of those lists them, which
+    `listed_elsewhere` finds, not the package's own folder. A file name, a way up (`..`, a second `dirname` or
+    `.parent`) or a bare `__file__` says no."""
+    try:
+        tree = ast.parse(init_text)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    paths = []
+    for root in _expression_roots(tree):
+        inside = list(ast.walk(root))
+        if any(isinstance(node, ast.Name) and node.id == "__file__" for node in inside):
+            ups = sum(_called(n) == "dirname" if isinstance(n, ast.Call) else _is_parent(n) for n in inside)
+            dots = any(isinstance(n, ast.Constant) and isinstance(n.value, str) and ".." in n.value for n in inside)
+            paths.append(_joined_path(inside) if ups == 1 and not dots else None)
+    return bool(paths) and all(path and "." not in path and "*" not in path for path in paths)
+
+
+def _is_parent(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in ("parent", "parents")
 
 
 Elsewhere = Mapping[str, tuple[str, bool]]
@@ -63,24 +86,25 @@ _RECURSIVE = re.compile(r"\bwalk\s*\(|\*\*|\brglob\s*\(|\bwalk_packages\s*\(")
 
 
 def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
-    """The package folders of the tree at `root` that some module of it, tests aside, lists (see above)."""
+    """The folders of the tree at `root` that some module of it, tests aside, lists (see above)."""
     files = python_files(root, include_build=True)[0]  # a test that lists a folder fails in validation instead
     packages = {posixpath.dirname(rel) for rel in files if rel.endswith("/__init__.py")}
-    found: dict[str, tuple[str, bool]] = {}
     roots = {posixpath.dirname(package) for package in packages}  # on sys.path: the tree, `src/`
+    module_folders = {posixpath.dirname(rel) for rel in files}  # astroid 2.x's `brain` has no __init__.py
+    found: dict[str, tuple[str, bool]] = {}
     for rel in files:
-        folder = posixpath.dirname(rel)
-        if folder not in roots and not packages.intersection(_ancestors(folder)):
+        home = posixpath.dirname(rel)
+        if home not in roots and not packages.intersection(_ancestors(home)):
             continue  # a script in a folder of scripts (`util/generate/`): the project never imports it
         data = (root / rel).read_bytes()
         if (b"__file__" in data or b"__path__" in data) and _LISTING.search(text := data.decode("utf-8", "replace")):
-            for folder in folders_named(rel, text, packages):
+            for folder in folders_named(rel, text, module_folders):
                 found.setdefault(folder, (f"{rel} lists it", bool(_RECURSIVE.search(text))))
     return found
 
 
-def folders_named(rel: str, text: str, packages: Iterable[str]) -> list[str]:
-    """The `packages` (tree-relative folders) that module `rel` names by a path built from its `__file__` (a
+def folders_named(rel: str, text: str, folders: Iterable[str]) -> list[str]:
+    """The `folders` (tree-relative) that module `rel` names by a path built from its `__file__` (a
     string in the same expression: `join(dirname(__file__), "../../rules", "L*.py")`, `Path(__file__).parent /
     "plugins"`), relative to its folder or one above it, or by `<dotted.package>.__path__` in an expression that
     lists (`iter_modules(app.plugins.__path__)`)."""
@@ -88,17 +112,17 @@ def folders_named(rel: str, text: str, packages: Iterable[str]) -> list[str]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return []
-    packages, named = set(packages), []
+    folders, named = set(folders), []
     bases = _ancestors(posixpath.dirname(rel))
     for root in _expression_roots(tree):
         inside = list(ast.walk(root))
         names = {node.id for node in inside if isinstance(node, ast.Name)}
         if "__file__" in names:
-            named += [c for c in _resolved(_joined_path(inside), bases) if c in packages]
+            named += [c for c in _resolved(_joined_path(inside), bases) if c in folders]
         if any(isinstance(n, ast.Call) and _called(n) in LISTING_CALLS for n in inside):
             for dotted in (_dotted(n.value) for n in inside if isinstance(n, ast.Attribute) and n.attr == "__path__"):
                 tail = dotted.replace(".", "/") if dotted else None
-                named += [p for p in packages if tail and (p == tail or p.endswith("/" + tail))]
+                named += [p for p in folders if tail and (p == tail or p.endswith("/" + tail))]
     return sorted(set(named))
 
 

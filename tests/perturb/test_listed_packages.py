@@ -124,6 +124,26 @@ def test_folders_below_a_listing_package_and_the_folders_django_lists_are_refuse
         ("FILES = sorted(Path(__file__).parent.glob('*.py'))\n", "lists files (glob) beside __file__"),
         ("FILES = sorted(Path(__file__).parent.rglob('*.py'))\n", "lists files (rglob) beside __file__"),
         ("from pkgutil import extend_path\n__path__ = extend_path(__path__, __name__)\n", None),
+        # astroid 2.x lists its `brain` folder below: that folder is listed (listed_elsewhere), not this one
+        ("BRAIN = os.path.join(os.path.dirname(__file__), 'brain')\nfor m in os.listdir(BRAIN):\n    pass\n", None),
+        (
+            "B = Path(__file__).parent / 'brain'\nX = os.listdir(os.path.dirname(__file__))\n",
+            "lists files (listdir) beside __file__",
+        ),
+        (
+            "DATA = os.path.join(os.path.dirname(__file__), 'data.json')\nos.listdir('x')\n",
+            "lists files (listdir) beside __file__",
+        ),
+        (
+            "UP = os.path.join(os.path.dirname(__file__), '..', 'up')\nos.walk(UP)\n",
+            "lists files (walk) beside __file__",
+        ),
+        ("UP = Path(__file__).parent.parent / 'up'\nos.walk(UP)\n", "lists files (walk) beside __file__"),
+        (
+            "UP = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'up')\nos.walk(UP)\n",
+            "lists files (walk) beside __file__",
+        ),
+        ("SUB = Path(__file__).parent / 'sub'\nos.walk(SUB)\n", None),
         ("DATA = os.path.join(os.path.dirname(__file__), 'data.json')\n", None),
         ("__path__ = [HERE]\n", None),  # rebinding is its own refusal (package-path-rebound)
         ("commands = {name: 'django.core' for name in find_commands(__path__[0])}\n", None),  # lists commands/
@@ -214,6 +234,32 @@ def test_a_module_listing_another_folder_by_any_listing_call_is_found(tmp_path, 
     from repoanchor.perturb.mirage.listing import listed_elsewhere
 
     assert listed_elsewhere(src) == {"a/rules": ("a/core/load.py lists it", call.startswith("rglob"))}
+
+
+BRAIN_INIT = """import importlib
+import os
+
+BRAIN = os.path.join(os.path.dirname(__file__), "brain")
+LOADED = [importlib.import_module("a.brain." + n[:-3]) for n in sorted(os.listdir(BRAIN)) if n.endswith(".py")]
+"""
+
+
+@pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
+def test_a_package_listing_a_folder_below_it_is_perturbed_but_not_that_folder(tmp_path, transform):
+    """astroid 2.x: its `__init__` imports every module of `brain/` (no __init__.py there); the package's other
+    modules are fair game, the brain folder gets nothing new."""
+    files = {"a/__init__.py": BRAIN_INIT, "a/core.py": COMMAND, "a/brain/brain_x.py": PLUGIN.format(name="x")}
+    src = make_tree(tmp_path / "src", files)
+    loaded = "import a; print([m.__name__ for m in a.LOADED])"
+    assert _printed(src, loaded) == "['a.brain.brain_x']\n"
+    report = apply_tree(src, tmp_path / "out", ApplyConfig([transform], seed=0, fraction=1.0, check_interpreters=False))
+    assert "a/core.py" in {o.file for o in report.outcomes if isinstance(o, Applied)}
+    reasons = {o.file: o.reason for o in report.outcomes if isinstance(o, Skipped)}
+    assert "a/__init__.py" not in reasons.get("a/core.py", "")
+    listed = "listed-package: a/brain: a/__init__.py lists it"
+    assert listed in reasons["a/brain/brain_x.py"] if transform == "proxy-imports" else "a/brain/brain_x.py" in reasons
+    assert sorted(p.name for p in (tmp_path / "out" / "a" / "brain").iterdir()) == ["brain_x.py"]
+    assert _printed(tmp_path / "out", loaded) == "['a.brain.brain_x']\n"
 
 
 # pydicom's util/generate_cids/generate_concept_dicts.py: a code generator run by hand, which names the package's
