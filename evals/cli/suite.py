@@ -9,30 +9,12 @@ from typing import Annotated, Literal
 import typer
 
 from repoanchor.evals.cli.ray_options import RayAddress
+from repoanchor.evals.cli.suite_images import images
 
 app = typer.Typer(
     help="Build and validate task suites (RepoMirage-Perturb, RepoMirage-Extend, SPT variants).",
     no_args_is_help=True,
 )
-
-
-def _json_option(text: str | None, option: str) -> dict | None:
-    if not text:
-        return None
-    try:
-        data = json.loads(Path(text).read_text() if Path(text).is_file() else text)
-    except (json.JSONDecodeError, OSError) as exc:
-        raise typer.BadParameter(f"{option}: neither a JSON object nor a JSON file ({exc})") from exc
-    if not isinstance(data, dict):
-        raise typer.BadParameter(f"{option}: expected a JSON object")
-    return data
-
-
-def _check_executor(executor: str, address: str | None, venv_cache: Path | None) -> None:
-    if address and executor != "ray":
-        raise ValueError("--address is for --executor ray")
-    if venv_cache and executor == "ray":  # a folder here; a node has its own
-        raise ValueError("--venv-cache is a folder on this machine: Ray nodes use their own venv caches")
 
 
 VENV_CACHE_HELP = (
@@ -137,19 +119,26 @@ def build(
     """
     from repoanchor.evals.cli.errors import report
     from repoanchor.evals.cli.presets import given, load_or_exit
-    from repoanchor.evals.cli.suite_options import ablation_settings, selection_from, with_preset
+    from repoanchor.evals.cli.suite_options import (
+        ablation_settings,
+        check_executor,
+        exit_if_no_task,
+        json_option,
+        selection_from,
+        with_preset,
+    )  # fmt: skip
     from repoanchor.evals.presets.model import record
     from repoanchor.evals.suites.build import build_suite, rejection_summary
     from repoanchor.evals.suites.kinds import SuiteConfig
     from repoanchor.evals.suites.selection import SelectionError, select_load
 
     try:
-        _check_executor(executor, address, venv_cache)
+        check_executor(executor, address, venv_cache)
         chosen = selection_from(instances, sample, stratify, seed if sample_seed is None else sample_seed,
                                 min_per_stratum)  # fmt: skip
         values = {"variants": variants, "other_rate": other_rate, "fraction": fraction, "transform": transform,
-                  "option": option, "sampler": _json_option(sampler, "--sampler") or {},
-                  "extend": _json_option(extend, "--extend")}  # fmt: skip
+                  "option": option, "sampler": json_option(sampler, "--sampler") or {},
+                  "extend": json_option(extend, "--extend")}  # fmt: skip
         protocol = load_or_exit(preset) if preset else None
         if protocol:  # the preset's settings where no option was given
             values = with_preset(values, protocol, suite, given(ctx))
@@ -196,20 +185,7 @@ def build(
     summary = {k: str(v) if isinstance(v, Path) else v for k, v in vars(report).items()}
     summary["rejections"] = rejection_summary(report.out)
     typer.echo(json.dumps(summary, indent=2))
-    if report.instances == 0:
-        typer.echo(
-            f"error: {dataset} holds no readable row: the suite has no task (see {report.out}/rejected.jsonl)", err=True
-        )
-        raise typer.Exit(1)
-    if report.tasks == 0 and report.instances > 0:
-        rejected = f"all {report.instances} instance(s) were rejected"
-        typer.echo(f"error: the {report.kind} suite has no task: {rejected}", err=True)
-        for stage, count in summary["rejections"]["by_stage"].items():
-            typer.echo(f"  {count} at stage {stage}", err=True)
-        for item in summary["rejections"]["first"]:
-            typer.echo(f"  {item['task_id'] or item['instance_id']} [{item['stage']}]: {item['reason']}", err=True)
-        typer.echo(f"all reasons: {report.out / 'rejected.jsonl'}", err=True)
-        raise typer.Exit(1)
+    exit_if_no_task(report, dataset, summary)
 
 
 @app.command()
@@ -238,11 +214,12 @@ def validate(
     PASS_TO_PASS pass before the remapped gold patch, all pass after) or the family validator on
     the ground-truth solution (Extend). Prints a JSON summary.
     """
+    from repoanchor.evals.cli.suite_options import check_executor
     from repoanchor.evals.harness.tasks import TaskError
     from repoanchor.evals.suites.check import validate_suite
 
     try:
-        _check_executor(executor, address, venv_cache)
+        check_executor(executor, address, venv_cache)
         summary = validate_suite(
             suite,
             workers=workers,
@@ -261,28 +238,4 @@ def validate(
     raise typer.Exit(0 if summary["ok"] else 1)
 
 
-@app.command()
-def images(
-    suite: Annotated[Path, typer.Argument(help="A suite folder written by `suite build`.")],
-    out: Annotated[Path | None, typer.Option(help="Where {task id: image} goes (default SUITE.images.json).")] = None,
-    template: Annotated[
-        str, typer.Option(help="Image name; {instance_id} mangled as SWE-bench does (__ as _1776_), {tag} a digest.")
-    ] = "repoanchor/sweb.eval.x86_64.{instance_id}:{tag}",
-) -> None:
-    """Bake one image per task: its environment image with the task's tree at /testbed, installed.
-
-    For harnesses that run SWE-bench images by name. Needs the environment images (`repoanchor images
-    build DATASET`). The suite folder is not changed; the mapping goes to OUT. Exit 1 if any task failed.
-    """
-    from rich.progress import track
-
-    from repoanchor.evals.harness.suite_format import read_suite_tasks
-    from repoanchor.evals.images.task_images import bake_task_image
-
-    rows = read_suite_tasks(suite)
-    records = [bake_task_image(suite, row, template) for row in track(rows, description="task images", transient=True)]
-    for record in records:
-        typer.echo(f"{record.task_id}\t{record.image or 'FAILED: ' + str(record.error)}", err=record.image is None)
-    target = out or suite.with_name(suite.name + ".images.json")
-    target.write_text(json.dumps({r.task_id: r.model_dump() for r in records}, indent=1) + "\n", encoding="utf-8")
-    raise typer.Exit(1 if any(r.image is None for r in records) else 0)
+app.command()(images)

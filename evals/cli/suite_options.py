@@ -4,6 +4,9 @@ anything is built, so that a bad option is one line naming it (exit 2), never a 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import typer
 
 from repoanchor.evals.cli.inputs import parse_options
 from repoanchor.evals.presets.apply import suite_fields
@@ -91,3 +94,43 @@ def with_preset(values: dict, preset: Preset, kind: str, given: set[str]) -> dic
         ]
         merged["option"] = preset_options + list(values["option"] or [])
     return merged
+
+
+def json_option(text: str | None, option: str) -> dict | None:
+    """A JSON object given inline or as a file's path (`--sampler`, `--extend`); a bad one names the option."""
+    if not text:
+        return None
+    try:
+        data = json.loads(Path(text).read_text() if Path(text).is_file() else text)
+    except (json.JSONDecodeError, OSError) as exc:
+        raise typer.BadParameter(f"{option}: neither a JSON object nor a JSON file ({exc})") from exc
+    if not isinstance(data, dict):
+        raise typer.BadParameter(f"{option}: expected a JSON object")
+    return data
+
+
+def check_executor(executor: str, address: str | None, venv_cache: Path | None) -> None:
+    """Options that only make sense with one executor, refused with the other."""
+    if address and executor != "ray":
+        raise ValueError("--address is for --executor ray")
+    if venv_cache and executor == "ray":  # a folder here; a node has its own
+        raise ValueError("--venv-cache is a folder on this machine: Ray nodes use their own venv caches")
+
+
+def exit_if_no_task(report, dataset: str, summary: dict) -> None:
+    """Exit 1 with the rejections' first reasons where the build made no task (no readable row, or every
+    instance rejected): an empty suite is a failed build, whatever the JSON summary above says."""
+    if report.instances == 0:
+        typer.echo(
+            f"error: {dataset} holds no readable row: the suite has no task (see {report.out}/rejected.jsonl)", err=True
+        )
+        raise typer.Exit(1)
+    if report.tasks == 0 and report.instances > 0:
+        rejected = f"all {report.instances} instance(s) were rejected"
+        typer.echo(f"error: the {report.kind} suite has no task: {rejected}", err=True)
+        for stage, count in summary["rejections"]["by_stage"].items():
+            typer.echo(f"  {count} at stage {stage}", err=True)
+        for item in summary["rejections"]["first"]:
+            typer.echo(f"  {item['task_id'] or item['instance_id']} [{item['stage']}]: {item['reason']}", err=True)
+        typer.echo(f"all reasons: {report.out / 'rejected.jsonl'}", err=True)
+        raise typer.Exit(1)
