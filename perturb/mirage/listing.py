@@ -32,6 +32,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
+from repoanchor.perturb.mirage.path_values import PathValues
 from repoanchor.perturb.source.files import python_files
 
 FRAMEWORK_LISTED = {
@@ -91,16 +92,37 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
     packages = {posixpath.dirname(rel) for rel in files if rel.endswith("/__init__.py")}
     roots = {posixpath.dirname(package) for package in packages}  # on sys.path: the tree, `src/`
     module_folders = {posixpath.dirname(rel) for rel in files}  # astroid 2.x's `brain` has no __init__.py
+    values = PathValues(root, files, packages)
     found: dict[str, tuple[str, bool]] = {}
     for rel in files:
         home = posixpath.dirname(rel)
         if home not in roots and not packages.intersection(_ancestors(home)):
             continue  # a script in a folder of scripts (`util/generate/`): the project never imports it
         data = (root / rel).read_bytes()
-        if (b"__file__" in data or b"__path__" in data) and _LISTING.search(text := data.decode("utf-8", "replace")):
-            for folder in folders_named(rel, text, module_folders):
-                found.setdefault(folder, (f"{rel} lists it", bool(_RECURSIVE.search(text))))
+        if not any(call.encode() in data for call in LISTING_CALLS):
+            continue
+        if not _LISTING.search(text := data.decode("utf-8", "replace")):
+            continue
+        for folder, recursive in _listings(rel, text, data, module_folders, values).items():
+            why, deeper = found.get(folder, (f"{rel} lists it", False))
+            found[folder] = (why, deeper or recursive)
     return found
+
+
+def _listings(rel: str, text: str, data: bytes, folders: set[str], values: PathValues) -> dict[str, bool]:
+    """Folder -> recursively, for each folder module `rel` lists: by a path literal beside `__file__` or a
+    package's `__path__` (`folders_named`), or by a path value followed through names (`PathValues`)."""
+    named = {}
+    if b"__file__" in data or b"__path__" in data:
+        named = dict.fromkeys(folders_named(rel, text, folders), bool(_RECURSIVE.search(text)))
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError):
+        return named
+    for folder, recursive in values.listed(rel, tree).items():
+        if folder in folders:
+            named[folder] = named.get(folder, False) or recursive
+    return named
 
 
 def folders_named(rel: str, text: str, folders: Iterable[str]) -> list[str]:

@@ -262,6 +262,27 @@ def test_a_package_listing_a_folder_below_it_is_perturbed_but_not_that_folder(tm
     assert _printed(tmp_path / "out", loaded) == "['a.brain.brain_x']\n"
 
 
+IMPORTED_PATH = {  # astroid 2.13: const.py builds the brain folder's path, __init__.py imports what it lists
+    "a/__init__.py": "from importlib import import_module\n\nfrom a.const import BRAIN\n\nLOADED = sorted(\n"
+    "    import_module('a.brain.' + p.stem).__name__ for p in BRAIN.iterdir() if p.suffix == '.py' and p.stem != '__init__'\n)\n",
+    "a/const.py": "from pathlib import Path\n\nBRAIN = Path(__file__).parent / 'brain'\n",
+    "a/core.py": COMMAND,
+    "a/brain/__init__.py": "",
+    "a/brain/brain_x.py": PLUGIN.format(name="x"),
+}
+
+
+@pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
+def test_a_folder_listed_through_an_imported_path_gets_no_new_module(tmp_path, transform):
+    src = make_tree(tmp_path / "src", IMPORTED_PATH)
+    loaded = "import a; print(a.LOADED)"
+    assert _printed(src, loaded) == "['a.brain.brain_x']\n"
+    report = apply_tree(src, tmp_path / "out", ApplyConfig([transform], seed=0, fraction=1.0, check_interpreters=False))
+    assert "a/core.py" in {o.file for o in report.outcomes if isinstance(o, Applied)}
+    assert sorted(p.name for p in (tmp_path / "out" / "a" / "brain").iterdir()) == ["__init__.py", "brain_x.py"]
+    assert _printed(tmp_path / "out", loaded) == "['a.brain.brain_x']\n"
+
+
 # pydicom's util/generate_cids/generate_concept_dicts.py: a code generator run by hand, which names the package's
 # folder (to write a module there) and globs its own downloads.
 GENERATOR = """from pathlib import Path
