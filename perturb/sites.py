@@ -16,7 +16,8 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from repoanchor.perturb.walk import ancestor_paths, replace_nodes, walk
+from repoanchor.perturb.replace import ancestor_paths, replace_nodes
+from repoanchor.perturb.walk import walk
 
 
 @dataclass(frozen=True, eq=False)

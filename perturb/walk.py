@@ -1,4 +1,4 @@
-"""Fast read-only traversal and targeted rewriting of LibCST trees.
+"""Fast read-only traversal of LibCST trees (targeted rewriting: `replace.py`).
 
 `CSTNode.visit` rebuilds every node it passes (even for a read-only visitor), which costs as
 much as parsing. Reading dataclass fields directly is about 8x cheaper, and rewriting only the
@@ -18,7 +18,7 @@ from typing import Any
 
 import libcst as cst
 
-_SEQUENCES = (tuple, list)
+SEQUENCE_TYPES = (tuple, list)
 
 
 def _all_node_types() -> frozenset[type]:
@@ -35,7 +35,7 @@ def _all_node_types() -> frozenset[type]:
 # CSTNode is an ABC: isinstance() against it is slow; membership in this set is not.
 NODE_TYPES = _all_node_types()
 # Leaves and whitespace: nothing a transformation looks for lives below these.
-_OPAQUE = frozenset(
+OPAQUE_TYPES = frozenset(
     {
         cst.SimpleWhitespace,
         cst.ParenthesizedWhitespace,
@@ -151,7 +151,7 @@ def children(node: cst.CSTNode, mode: str = "all") -> Iterable[cst.CSTNode]:
         value = getattr(node, name)
         if type(value) in NODE_TYPES:
             yield value
-        elif type(value) in _SEQUENCES:
+        elif type(value) in SEQUENCE_TYPES:
             yield from (v for v in value if type(v) in NODE_TYPES)
 
 
@@ -182,7 +182,7 @@ def walk_mode(visitor_type: type) -> str:
         return declared
     visits, leaves = dispatch(visitor_type)
     handled = set(visits) | set(leaves)
-    tokenish = any(t in _OPAQUE or t.__module__.endswith(("whitespace", "op")) for t in handled)
+    tokenish = any(t in OPAQUE_TYPES or t.__module__.endswith(("whitespace", "op")) for t in handled)
     return "all" if tokenish else "pruned"
 
 
@@ -196,13 +196,13 @@ def walk(visitor: Any, root: cst.CSTNode, ancestors: list[cst.CSTNode] | None = 
     def rec(node: cst.CSTNode) -> None:
         node_type = type(node)
         visit = visits.get(node_type)
-        if (visit is None or visit(visitor, node) is not False) and node_type not in _OPAQUE:
+        if (visit is None or visit(visitor, node) is not False) and node_type not in OPAQUE_TYPES:
             stack.append(node)
             for name in child_fields(node_type, mode):
                 value = getattr(node, name)
                 if type(value) in node_types:
                     rec(value)
-                elif type(value) in _SEQUENCES:
+                elif type(value) in SEQUENCE_TYPES:
                     for item in value:
                         if type(item) in node_types:
                             rec(item)
@@ -215,81 +215,3 @@ def walk(visitor: Any, root: cst.CSTNode, ancestors: list[cst.CSTNode] | None = 
         rec(root)
     finally:
         rec = None  # rec refers to itself: the cycle would keep the visitor and its tree for the cyclic collector
-
-
-Rewrite = Callable[[cst.CSTNode, cst.CSTNode], "cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel"]
-
-
-def replace_nodes(root: cst.CSTNode, rewrites: dict[int, Rewrite], paths: Iterable[Iterable[cst.CSTNode]]):
-    """Rebuild only along `paths` (ancestor chains of the rewritten nodes), bottom-up.
-
-    `rewrites` maps id(original node) -> f(original, updated) returning the replacement;
-    inside a sequence a FlattenSentinel splices and a RemovalSentinel drops the element.
-    """
-    dirty = {id(node) for path in paths for node in path}
-
-    def rec(node: cst.CSTNode):
-        updated = node
-        if id(node) in dirty:
-            changes = {}
-            for name in child_fields(type(node)):
-                value = getattr(node, name)
-                new = _rebuild_field(value, rec, dirty, rewrites)
-                if new is not value:
-                    changes[name] = new
-            if changes:
-                updated = node.with_changes(**changes)
-        rewrite = rewrites.get(id(node))
-        return rewrite(node, updated) if rewrite is not None else updated
-
-    try:
-        return rec(root)
-    finally:
-        rec = None  # rec refers to itself: the cycle would keep both trees for the cyclic collector
-
-
-def _rebuild_field(value, rec, dirty, rewrites):
-    if type(value) in NODE_TYPES:
-        if id(value) in dirty or id(value) in rewrites:
-            new = rec(value)
-            if isinstance(new, (cst.FlattenSentinel, cst.RemovalSentinel)):
-                raise TypeError(f"cannot splice into single-node field holding {type(value).__name__}")
-            return new
-        return value
-    if type(value) not in _SEQUENCES or not any(id(v) in dirty or id(v) in rewrites for v in value):
-        return value
-    items: list = []
-    for item in value:
-        new = rec(item) if id(item) in dirty or id(item) in rewrites else item
-        if isinstance(new, cst.FlattenSentinel):
-            items.extend(new.nodes)
-        elif not isinstance(new, cst.RemovalSentinel):
-            items.append(new)
-    return type(value)(items)
-
-
-def ancestor_paths(root: cst.CSTNode, targets: Iterable[cst.CSTNode]) -> dict[int, tuple[cst.CSTNode, ...]]:
-    """id(target) -> the ancestors (from `root`, excluding itself) of every place it occurs.
-
-    A node object may occur more than once in a tree (a transformation can insert the same
-    object twice); the ancestors of all occurrences are returned so `replace_nodes` rewrites each.
-    """
-    wanted = {id(t) for t in targets}
-    paths: dict[int, tuple[cst.CSTNode, ...]] = {}
-    stack: list[cst.CSTNode] = []
-
-    def rec(node: cst.CSTNode) -> None:
-        if id(node) in wanted:
-            paths[id(node)] = paths.get(id(node), ()) + tuple(stack)
-        if type(node) in _OPAQUE:
-            return
-        stack.append(node)
-        for child in children(node, "pruned"):
-            rec(child)
-        stack.pop()
-
-    try:
-        rec(root)
-    finally:
-        rec = None  # rec refers to itself: the cycle would keep the tree for the cyclic collector
-    return paths

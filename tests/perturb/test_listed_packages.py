@@ -264,7 +264,9 @@ def test_a_package_listing_a_folder_below_it_is_perturbed_but_not_that_folder(tm
 
 IMPORTED_PATH = {  # astroid 2.13: const.py builds the brain folder's path, __init__.py imports what it lists
     "a/__init__.py": "from importlib import import_module\n\nfrom a.const import BRAIN\n\nLOADED = sorted(\n"
-    "    import_module('a.brain.' + p.stem).__name__ for p in BRAIN.iterdir() if p.suffix == '.py' and p.stem != '__init__'\n)\n",
+    "    import_module('a.brain.' + p.stem).__name__\n"
+    "    for p in BRAIN.iterdir()\n"
+    "    if p.suffix == '.py' and p.stem != '__init__'\n)\n",
     "a/const.py": "from pathlib import Path\n\nBRAIN = Path(__file__).parent / 'brain'\n",
     "a/core.py": COMMAND,
     "a/brain/__init__.py": "",

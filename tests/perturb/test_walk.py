@@ -8,7 +8,8 @@ import gc
 import libcst as cst
 import pytest
 
-from repoanchor.perturb.walk import ancestor_paths, replace_nodes, walk
+from repoanchor.perturb.replace import ancestor_paths, replace_nodes
+from repoanchor.perturb.walk import walk
 
 SOURCES = [
     "def f(a, b=1, *c, **d):\n    return [x + 1 for x in a if x < b]\n",
