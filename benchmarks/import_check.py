@@ -22,7 +22,7 @@ from timing import best
 
 from repoanchor.evals.harness.env_spec import EnvSpec
 from repoanchor.evals.harness.projects import fetch_sdist
-from repoanchor.evals.suites.checks.validate import import_errors, module_names
+from repoanchor.evals.suites.checks.level1 import import_errors, module_names
 from repoanchor.perturb.source.files import python_files
 
 

@@ -25,13 +25,9 @@ from repoanchor.evals.harness.grading import patched_files
 from repoanchor.evals.harness.instance_env import EnvSpec
 from repoanchor.evals.harness.suite_format import safe_name
 from repoanchor.evals.harness.venv_build import interpreter_version
+from repoanchor.evals.suites.checks.level1 import module_names
 from repoanchor.evals.suites.checks.original_blame import explain, failing_in_original
-from repoanchor.evals.suites.checks.validate import (
-    clone,
-    module_names,
-    validate_bare,
-    validate_patched,
-)
+from repoanchor.evals.suites.checks.validate import clone, validate_bare, validate_patched
 from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, grading_row, rejection, scrub, task_row
 from repoanchor.evals.suites.pair import GoldPerturbation, perturb_variant, yielding_to
 from repoanchor.evals.suites.remap import Rejected, decoys, gold_tree, remap_patch, remap_record

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from repoanchor.evals.harness.env_spec import EnvSpec
-from repoanchor.evals.suites.checks.validate import import_errors, module_names
+from repoanchor.evals.suites.checks.level1 import import_errors, module_names
 from repoanchor.perturb.validation.isolation import offline_unavailable
 
 HOST = EnvSpec(provider="local", instance_id="probe", route="current", python=sys.executable)
@@ -142,7 +142,7 @@ def test_a_venvs_kept_bytecode_holds_its_libraries_and_nothing_of_a_checked_tree
     import os
     import subprocess
 
-    from repoanchor.evals.suites.checks.validate import bytecode_folder
+    from repoanchor.evals.suites.checks.level1 import bytecode_folder
 
     venv = tmp_path / "venvs" / "env"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

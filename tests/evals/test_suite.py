@@ -227,7 +227,8 @@ def test_broken_instances_are_rejected_with_their_reason_and_the_batch_goes_on(t
     rejected = {r["instance_id"]: r for r in rows(tmp_path / "out" / "rejected.jsonl")}
     assert rejected["no-apply"]["stage"] == "gold"
     assert rejected["already-passes"]["stage"] == "level3"
-    assert "before the gold patch: 1 FAIL_TO_PASS test(s) pass" in rejected["already-passes"]["reason"]
+    named = f"before the gold patch: 1 FAIL_TO_PASS test(s) pass ({good['PASS_TO_PASS'][0]})"
+    assert named in rejected["already-passes"]["reason"]  # which test, not only how many
     assert "log" in rejected["already-passes"]["detail"]  # the tail tells a reader why
     # The original fails the same check, so the variant is not blamed for it.
     assert rejected["already-passes"]["reason"].endswith("; the original instance fails too, the same way")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from repoanchor.evals.harness import instance_env
-from repoanchor.evals.suites.checks.validate import import_errors, install_for_imports, level3_after, level3_before
+from repoanchor.evals.suites.checks.level1 import import_errors, install_for_imports
+from repoanchor.evals.suites.checks.validate import level3_after, level3_before
 from repoanchor.evals.suites.remap import Rejected
 
 if TYPE_CHECKING:
