@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
-from repoanchor.perturb.mirage.path_values import PathValues
+from repoanchor.perturb.mirage.path_values import PathValues, called_name
 from repoanchor.perturb.source.files import python_files
 
 FRAMEWORK_LISTED = {
@@ -71,7 +71,7 @@ def _names_subfolders_only(init_text: str) -> bool:
     for root in _expression_roots(tree):
         inside = list(ast.walk(root))
         if any(isinstance(node, ast.Name) and node.id == "__file__" for node in inside):
-            ups = sum(_called(n) == "dirname" if isinstance(n, ast.Call) else _is_parent(n) for n in inside)
+            ups = sum(called_name(n) == "dirname" if isinstance(n, ast.Call) else _is_parent(n) for n in inside)
             dots = any(isinstance(n, ast.Constant) and isinstance(n.value, str) and ".." in n.value for n in inside)
             paths.append(_joined_path(inside) if ups == 1 and not dots else None)
     return bool(paths) and all(path and "." not in path and "*" not in path for path in paths)
@@ -141,7 +141,7 @@ def folders_named(rel: str, text: str, folders: Iterable[str]) -> list[str]:
         names = {node.id for node in inside if isinstance(node, ast.Name)}
         if "__file__" in names:
             named += [c for c in _resolved(_joined_path(inside), bases) if c in folders]
-        if any(isinstance(n, ast.Call) and _called(n) in LISTING_CALLS for n in inside):
+        if any(isinstance(n, ast.Call) and called_name(n) in LISTING_CALLS for n in inside):
             for dotted in (_dotted(n.value) for n in inside if isinstance(n, ast.Attribute) and n.attr == "__path__"):
                 tail = dotted.replace(".", "/") if dotted else None
                 named += [p for p in folders if tail and (p == tail or p.endswith("/" + tail))]
@@ -156,11 +156,6 @@ def _expression_roots(tree: ast.AST) -> list[ast.expr]:
             continue
         roots += [child for child in ast.iter_child_nodes(parent) if isinstance(child, ast.expr)]
     return roots
-
-
-def _called(call: ast.Call) -> str | None:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def _dotted(node: ast.expr) -> str | None:

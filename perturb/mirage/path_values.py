@@ -43,15 +43,15 @@ class PathValues:
         imports by name (`import_module`, `__import__`, `spec_from_file_location`, `exec`, ...): a plugin loader,
         not a tool that reads the sources (Sphinx's `utils/babel_runner.py` walks `sphinx/` for messages)."""
         calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
-        loads = any(_called(call) in _IMPORTS_BY_NAME for call in calls)
+        loads = any(called_name(call) in _IMPORTS_BY_NAME for call in calls)
         wanted = _LISTINGS if loads else _PACKAGE_LISTINGS
-        listings = [call for call in calls if _called(call) in wanted]
+        listings = [call for call in calls if called_name(call) in wanted]
         if not listings:
             return {}
         env = self._env(rel, tree)
         found: dict[str, bool] = {}
         for call in listings:
-            name = _called(call)
+            name = called_name(call)
             for folder in self._call_folders(call, name, rel, env):
                 recursive = name in _RECURSIVE or any(
                     isinstance(a, ast.Constant) and "**" in str(a.value) for a in call.args
@@ -118,7 +118,7 @@ class PathValues:
         return set()
 
     def _call_value(self, call: ast.Call, rel: str, env: dict[str, set[str]]) -> set[str]:
-        name, args = _called(call), call.args
+        name, args = called_name(call), call.args
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         if name == "dirname" and args:
             return {_up(v, 1) for v in self._value(args[0], rel, env)}
@@ -177,7 +177,8 @@ def _bindings(tree: ast.Module) -> list[tuple[ast.Name, ast.expr]]:
     return found
 
 
-def _called(call: ast.Call) -> str | None:
+def called_name(call: ast.Call) -> str | None:
+    """The name a call calls: `f` of `f(...)` and of `a.b.f(...)`; None for anything else."""
     func = call.func
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
