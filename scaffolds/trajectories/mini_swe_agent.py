@@ -24,8 +24,11 @@ from repoanchor.scaffolds.trajectories.trajectory import (
 
 # mini-swe-agent 1.x used ```bash; 2.x text mode uses ```mswea_bash_command. Same rule: exactly one block.
 ACTION_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
-RETURNCODE = re.compile(r"<returncode>(-?\d+)</returncode>")
-OUTPUT_TAGS = re.compile(r"</?output>")
+RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
+# mini 0.x's observations put the code on its own line and split the output into <stdout> and <stderr>, after an
+# <args> echo of the container command that ran (`['docker', 'exec', ..., 'bash', '-c', 'ls']`): not output.
+OUTPUT_TAGS = re.compile(r"\n*</?(?:output|stdout|stderr)>\n*")
+ARGS_ECHO = re.compile(r"<args>.*?</args>\n?", re.DOTALL)
 
 
 def is_mini_message_list(document: Any) -> bool:
@@ -88,7 +91,7 @@ def _observation(message: dict[str, Any] | None) -> tuple[str | None, int | None
         returncode = int(match.group(1)) if match else None
     if isinstance(extra.get("raw_output"), str):
         return extra["raw_output"], returncode
-    return OUTPUT_TAGS.sub("", RETURNCODE.sub("", content)).strip("\n"), returncode
+    return OUTPUT_TAGS.sub("\n", RETURNCODE.sub("", ARGS_ECHO.sub("", content))).strip("\n"), returncode
 
 
 def _turn_usage(index: int, message: dict[str, Any]) -> ModelTurn:

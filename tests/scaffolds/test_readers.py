@@ -145,6 +145,34 @@ def test_text_mode_skips_responses_with_zero_or_several_blocks(tmp_path: Path):
     assert trajectory.submission is None
 
 
+@pytest.mark.parametrize(
+    ("observation", "code", "output"),
+    [
+        ("<returncode>2</returncode>\n<output>\nls: no\n</output>", 2, "ls: no"),
+        # mini 0.x: the code on its own line, stdout and stderr apart, the container command echoed first
+        (
+            "<args>\n['docker', 'exec', '-w', '/testbed', 'c0ffee', 'bash', '-c', 'ls']\n</args>\n"
+            "<returncode>\n2\n</returncode>\n<stdout>\n\n</stdout>\n<stderr>\nls: no\n\n</stderr>",
+            2,
+            "ls: no",
+        ),
+        ("<returncode>\n0\n</returncode>\n<stderr>\n\n</stderr>\n<stdout>\na\nb\n\n</stdout>", 0, "a\nb"),
+    ],
+)
+def test_every_mini_observation_layout_gives_the_exit_code_and_the_output(tmp_path: Path, observation, code, output):
+    document = {
+        "info": {"exit_status": "Submitted"},
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "task"},
+            {"role": "assistant", "content": "look\n```bash\nls\n```"},
+            {"role": "user", "content": observation},
+        ],
+    }
+    action = read_trajectory(_write_json(tmp_path / "old.traj.json", document)).actions[0]
+    assert (action.exit_code, action.output_excerpt) == (code, output)
+
+
 def test_tool_mode_gives_one_action_per_parallel_call_and_counts_format_errors(tmp_path: Path):
     def call(call_id: str, command: str) -> dict:
         arguments = json.dumps({"command": command})
