@@ -128,6 +128,7 @@ def _make_task(family: Family, ctx: BuildContext, out_dir: Path) -> ExtendTask:
         test_cmd=test_cmd,
         test_log_parser=config.test_log_parser,
         test_env=config.test_env,
+        pre_setup_cmd=config.pre_setup_cmd,
         setup_cmd=config.setup_cmd,
         setup_lock=config.setup_lock,
         image=config.image,

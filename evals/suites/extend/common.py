@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from repoanchor.evals.suites.extend import in_image
+from repoanchor.evals.suites.extend.setup_steps import setup_script
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.source.files import copy_source_tree
 from repoanchor.perturb.validation.isolation import offline_command
@@ -103,9 +104,11 @@ def python_first_on_path(python: str) -> str:
 
 @contextmanager
 def installed(worktree: Path, settings) -> Iterator[None]:
-    """`settings.setup_cmd` (the instance's install step) run in `worktree`, holding `settings.setup_lock`
-    until the block ends; ExtendError if it fails. Nothing to do without a setup command."""
-    if not settings.setup_cmd:
+    """The instance's setup (`setup_steps.setup_script`: its pre-install steps once per tree, its install step)
+    run in `worktree`, holding `settings.setup_lock` until the block ends; ExtendError if it fails. Nothing to
+    do without a setup command."""
+    script = setup_script(settings)
+    if not script:
         yield
         return
     lock = Path(settings.setup_lock) if settings.setup_lock else None
@@ -114,7 +117,7 @@ def installed(worktree: Path, settings) -> Iterator[None]:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         try:
             proc = subprocess.run(
-                ["bash", "-c", settings.setup_cmd], cwd=worktree, env=env, capture_output=True,
+                ["bash", "-c", script], cwd=worktree, env=env, capture_output=True,
                 timeout=settings.test_timeout_s, stdin=subprocess.DEVNULL, start_new_session=True,
             )  # fmt: skip
         except subprocess.TimeoutExpired as exc:

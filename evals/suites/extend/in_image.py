@@ -19,6 +19,7 @@ from pathlib import Path
 from repoanchor.evals.harness.container_run import HOME, run_in_tree
 from repoanchor.evals.harness.env_spec import EnvSpec
 from repoanchor.evals.harness.eval_script import IMAGE_REPO_DIR
+from repoanchor.evals.suites.extend.setup_steps import setup_script
 from repoanchor.perturb.validation.testrun import TestRun, junit_command, parse_junit, placed
 
 BEGIN, END, EXIT = "@@repoanchor-begin@@", "@@repoanchor-end@@", "@@repoanchor-exit "
@@ -36,7 +37,7 @@ def _env(settings) -> EnvSpec:
 
 def _script(settings, command: str, result_file: str) -> str:
     """Setup, then `command`; its exit code and `result_file` printed between markers."""
-    setup = settings.setup_cmd.strip()
+    setup = setup_script(settings)
     lines = []
     if setup:
         lines.append(

@@ -72,6 +72,9 @@ class FamiliesConfig(_Strict):
     test_log_parser: str | None = None
     """A swebench log parser (`parse_log_django`) reading the test command's output; None: junit XML."""
     test_env: dict[str, str] = Field(default_factory=dict)
+    pre_setup_cmd: str = ""
+    """Run (bash) once per checkout before `setup_cmd`: the instance's pre-install steps, which may edit files
+    in place and must not run twice on one tree (`setup_steps`)."""
     setup_cmd: str = ""
     """Run (bash) in every checkout before its tests or probes: the instance's install step, so what it
     generates (a setuptools_scm `_version.py`, egg-info, an editable install pointing here) is there as in
@@ -103,6 +106,9 @@ class ValidatorSpec(_Strict):
     test_log_parser: str | None = None
     """A swebench log parser reading the test command's output; None: junit XML."""
     test_env: dict[str, str] = Field(default_factory=dict)
+    pre_setup_cmd: str = ""
+    """Run (bash) once per checkout before `setup_cmd`: the instance's pre-install steps, which may edit files
+    in place and must not run twice on one tree (`setup_steps`)."""
     setup_cmd: str = ""
     """Run (bash) in every checkout before its tests or probes: the instance's install step, so what it
     generates (a setuptools_scm `_version.py`, egg-info, an editable install pointing here) is there as in

@@ -148,15 +148,18 @@ def _stage(work: Work, task, perturb_truth: dict, seed: int) -> None:
 
 
 def extend_env(env) -> dict:
-    """FamiliesConfig/ValidatorSpec fields for the instance's environment: its Python, and its install step
-    run in every checkout the families test or probe (under the venv's lock, as grading runs it)."""
-    setup = "\n".join([*env.pre_install, env.install or ""]).strip()
+    """FamiliesConfig/ValidatorSpec fields for the instance's environment: its Python, its pre-install steps
+    (once per tree) and its install step run in every checkout the families test or probe (under the venv's
+    lock, as grading runs it)."""
     lock = None
     if env.venv:
         venv = Path(env.venv)
         lock = str(venv.parent / f"{venv.name}.lock")  # venv_build.locked's file: grading and Extend exclude each other
     image = env.image if env.route == "env-image" else None  # there, probes and tests run in its containers
-    return {"python": env.python, "setup_cmd": setup, "setup_lock": lock, "image": image}
+    pre = "\n".join(env.pre_install)  # once per tree: they edit files (setup_steps)
+    return {
+        "python": env.python, "pre_setup_cmd": pre, "setup_cmd": env.install or "", "setup_lock": lock, "image": image,
+    }  # fmt: skip
 
 
 def extend_task_from_truth(
