@@ -82,7 +82,8 @@ def local_env(row: dict[str, Any], workdir: Path, cache_dir: Path) -> EnvSpec:
             provider="local", instance_id=row["instance_id"], route="current", python=sys.executable, install=install
         )
     date = release_date(row, workdir, spec)
-    venv, record = venv_build.build_venv(row["repo"], str(row["version"]), spec, workdir, cache_dir, date)
+    setup_commit = row.get("environment_setup_commit")
+    venv, record = venv_build.build_venv(row["repo"], str(row["version"]), spec, workdir, cache_dir, date, setup_commit)
     tree_steps, system_steps = venv_build.split_pre_install(spec)
     return EnvSpec(
         provider="local",

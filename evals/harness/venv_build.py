@@ -32,6 +32,7 @@ from repoanchor.evals.harness.dependencies.pip_steps import (
 )
 from repoanchor.evals.harness.dependencies.release_date import TODAY, ReleaseDate, bound_venv, exact_pins
 from repoanchor.evals.harness.dependencies.requirements_file import requirement_lines, requirements_text
+from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
 from repoanchor.scaffolds.records import InfraError
 
@@ -70,10 +71,17 @@ def split_pre_install(spec: dict[str, Any]) -> tuple[list[str], list[str]]:
     return [s for s in steps if not SYSTEM_STEP.search(s)], [s for s in steps if SYSTEM_STEP.search(s)]
 
 
+FILES = ("requirements.txt", "environment.yml")
+"""`packages` values naming a file of the repository."""
+
+
 def venv_key(repo: str, version: str, spec: dict[str, Any], as_of: str | None = None) -> str:
     # The spec's hash is in the key so an edited spec never reuses a venv built from the old one; a venv whose
     # environment file was once skipped is not reused either, nor one resolved under another release date.
     keyed = {**spec, "environment_file": 1} if spec.get("packages") == "environment.yml" else spec
+    # Nor one whose requirements or environment file was read at an instance's base commit, not at the version's
+    # environment setup commit (setup_files.py): which instance built it first decided what it holds.
+    keyed = {**keyed, "setup_files": "environment_setup_commit"} if spec.get("packages") in FILES else keyed
     keyed = {**keyed, "uploaded_prior_to": as_of} if as_of else keyed
     keyed = {**keyed, "interpreter": "wrapped"} if needs_wrapper(spec) else keyed
     digest = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:10]
@@ -107,12 +115,12 @@ def _requirements_step(venv: Path) -> str:
 RESOLVER_PIP = {"3.5": "pip<21", "3.6": "pip<22"}
 
 
-def dependency_steps(repo: str, spec: dict[str, Any], checkout: Path, venv: Path) -> tuple[list[str], list[str]]:
-    """(pip commands for the spec's dependencies, skipped steps with reasons)."""
+def dependency_steps(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path) -> tuple[list[str], list[str]]:
+    """(pip commands for the spec's dependencies, skipped steps with reasons); its files are read from `files`."""
     steps, skipped = [], []
     packages = spec.get("packages", "")
     if packages == "requirements.txt":
-        _requirements_file(venv).write_text(requirements_text(repo, checkout, spec.get("reqs_path")))
+        _requirements_file(venv).write_text(requirements_text(repo, files, spec.get("reqs_path")))
         steps.append(_requirements_step(venv))
     elif packages == "environment.yml":
         pass  # best effort, after the pins: `install_environment_file`
@@ -136,30 +144,34 @@ def upgrade_pip(spec: dict[str, Any], checkout: Path, venv: Path, log: list[str]
 
 
 def build_venv(
-    repo: str, version: str, spec: dict[str, Any], checkout: Path, cache_dir: Path, date: ReleaseDate = TODAY
-) -> tuple[Path, dict]:
+    repo: str, version: str, spec: dict[str, Any], checkout: Path, cache_dir: Path, date: ReleaseDate = TODAY,
+    setup_commit: str | None = None,
+) -> tuple[Path, dict]:  # fmt: skip
     """The cached venv for (repo, version, python), its dependencies as released by `date`, built now if missing;
     returns it and its build record. A build that fails under the date is made again with today's releases, and
-    the record says why."""
+    the record says why. Requirements and environment files are read at `setup_commit` (the row's
+    `environment_setup_commit`, as SWE-bench does) where the checkout's history has it."""
     # Absolute: the install steps run in the checkout, where a relative cache path names nothing.
     venv = Path(cache_dir).resolve() / venv_key(repo, version, spec, date.when)
     with locked(venv):
         if (venv / READY).is_file():
             return venv, json.loads((venv / READY).read_text())
+        files = SetupFiles(checkout, setup_commit)
         try:
-            record = _build(repo, spec, checkout, venv, date)
+            record = _build(repo, spec, files, venv, date)
         except InfraError as error:
             if date.when is None:
                 raise
-            record = _build(repo, spec, checkout, venv, TODAY)
+            record = _build(repo, spec, files, venv, TODAY)
             record["skipped"].insert(0, f"dependencies as of {date.when} failed, today's releases instead: "
                                         f"{error.message.strip().splitlines()[-1][:300]}")  # fmt: skip
         (venv / READY).write_text(json.dumps(record, indent=1))
         return venv, record
 
 
-def _build(repo: str, spec: dict[str, Any], checkout: Path, venv: Path, date: ReleaseDate) -> dict:
+def _build(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, date: ReleaseDate) -> dict:
     shutil.rmtree(venv, ignore_errors=True)  # a half-built venv from an interrupted or failed build
+    checkout = files.checkout
     python = find_python(spec["python"])
     subprocess.run([python, "-m", "venv", str(venv)], check=True, capture_output=True)
     log: list[str] = []
@@ -172,17 +184,20 @@ def _build(repo: str, spec: dict[str, Any], checkout: Path, venv: Path, date: Re
             run_step(steps[-1], checkout, venv, log)
         unbound = bound_venv(venv, date)
         skipped += [unbound] if unbound else []
-        done, missed = _dependencies(repo, spec, checkout, venv, log)
+        done, missed = _dependencies(repo, spec, files, venv, log)
     finally:
         (venv / "build.log").write_text("\n".join(log))
     as_of = None if unbound else date.when
+    skipped += [files.fallback] if files.fallback else []
     record = {"python": python, "steps": [*steps, *done], "skipped": [*skipped, *missed], "dependencies_as_of": as_of}
+    record["setup_files"] = files.where()
     return record | {"dependencies_date": date.source}
 
 
-def _dependencies(repo: str, spec: dict[str, Any], checkout: Path, venv: Path, log: list[str]):
+def _dependencies(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, log: list[str]):
     """(steps run, skipped with reasons) of the spec's dependencies."""
-    planned, skipped = dependency_steps(repo, spec, checkout, venv)
+    checkout = files.checkout
+    planned, skipped = dependency_steps(repo, spec, files, venv)
     steps: list[str] = []
     for step in planned:
         if step == _requirements_step(venv):
@@ -193,7 +208,7 @@ def _dependencies(repo: str, spec: dict[str, Any], checkout: Path, venv: Path, l
             run_step(step, checkout, venv, log)
             steps.append(step)
     if spec.get("packages") == "environment.yml":
-        done, missed = install_environment_file(repo, spec, checkout, venv, log)
+        done, missed = install_environment_file(repo, spec, files, venv, log)
         steps, skipped = [*steps, *done], [*skipped, *missed]
     return steps, skipped
 

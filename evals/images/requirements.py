@@ -81,7 +81,10 @@ def plan_for(row: dict[str, Any], repo_cache: Path | None, venv_cache: Path) -> 
         tree = instance_env.checkout(instance_env.source_repo(row, repo_cache=repo_cache), row["base_commit"],
                                      Path(scratch) / "checkout")  # fmt: skip
         date = release_date(row, tree, used_spec)
-        venv, record = venv_build.build_venv(row["repo"], str(row["version"]), used_spec, tree, venv_cache, date)
+        setup_commit = row.get("environment_setup_commit")
+        venv, record = venv_build.build_venv(
+            row["repo"], str(row["version"]), used_spec, tree, venv_cache, date, setup_commit
+        )
         tree_steps, system_steps = venv_build.split_pre_install(spec)
         log: list[str] = []
         with venv_build.locked(venv):

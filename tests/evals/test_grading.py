@@ -13,6 +13,7 @@ import pytest
 from repoanchor.evals.demo.fixture_project import materialize_fixture
 from repoanchor.evals.harness import eval_script, grading, instance_env, venv_build
 from repoanchor.evals.harness.datasets import load_dataset
+from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 from repoanchor.scaffolds.records import InfraError
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
 from tests.support.env_images import fixture_env_image_fixture  # noqa: F401
@@ -202,13 +203,13 @@ def test_install_specs_come_from_swebench_410(tmp_path):
     (checkout / "requirements").mkdir(parents=True)
     (checkout / "requirements" / "dev.txt").write_text("-r tests.txt\n-e .\npre-commit\n")
     (checkout / "requirements" / "tests.txt").write_text("pytest==7.3.1\n")
-    steps, skipped = venv_build.dependency_steps("pallets/flask", flask, checkout, tmp_path)
+    steps, skipped = venv_build.dependency_steps("pallets/flask", flask, SetupFiles(checkout), tmp_path)
     assert steps[0] == f"python -m pip install -r {tmp_path / 'requirements.txt'}"
     assert (tmp_path / "requirements.txt").read_text() == "pytest==7.3.1\npre-commit"
     assert "'Werkzeug==2.3.7'" in steps[1]
     assert skipped == []
     xarray = venv_build.install_spec("pydata/xarray", "2022.06")
-    steps, skipped = venv_build.dependency_steps("pydata/xarray", xarray, checkout, tmp_path)
+    steps, skipped = venv_build.dependency_steps("pydata/xarray", xarray, SetupFiles(checkout), tmp_path)
     # the pins only: the environment file is installed after them, under them (test_venv_environment_file.py)
     assert (len(steps), skipped) == (1, [])
     assert "'numpy==1.23.0'" in steps[0]

@@ -59,9 +59,12 @@ def test_an_environment_file_lists_its_conda_and_pip_requirements():
     ]
 
 
-@pytest.mark.parametrize(("packages", "kept"), [("environment.yml", False), ("requirements.txt", True)])
-def test_only_venvs_that_skipped_their_environment_file_get_a_new_key(packages, kept):
-    """A venv cached before the environment file was installed must not be reused; every other venv keeps its key."""
+@pytest.mark.parametrize(
+    ("packages", "kept"), [("environment.yml", False), ("requirements.txt", False), ("numpy pytest", True)]
+)
+def test_only_venvs_built_from_a_file_of_the_repository_get_a_new_key(packages, kept):
+    """A venv cached before the environment file was installed, or built from files read at an instance's base
+    commit rather than the environment setup commit, must not be reused; every other venv keeps its key."""
     spec = {"python": "3.11", "packages": packages}
     spec_only = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:10]
     assert venv_key("a/b", "1", spec).endswith(spec_only) == kept

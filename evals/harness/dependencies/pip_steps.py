@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness.dependencies.conda import environment_requirements
+from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 from repoanchor.scaffolds.records import InfraError
 
 # Variables from the caller that would change how the project's tests run or where they import from.
@@ -44,17 +45,19 @@ def run_step(command: str, cwd: Path, venv: Path | None, log: list[str], timeout
 
 
 def install_environment_file(
-    repo: str, spec: dict[str, Any], checkout: Path, venv: Path, log: list[str]
+    repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, log: list[str]
 ) -> tuple[list[str], list[str]]:
-    """(steps run, skipped with reasons): the repository's environment file, pip-installed under the spec's
-    `pip_packages` pins (constraints: the file may not move them), all at once, else one requirement at a time."""
+    """(steps run, skipped with reasons): the repository's environment file (read from `files`: at the environment
+    setup commit), pip-installed under the spec's `pip_packages` pins (constraints: the file may not move them),
+    all at once, else one requirement at a time."""
     from swebench.harness.constants import MAP_REPO_TO_ENV_YML_PATHS
 
     paths = spec.get("env_yml_path") or MAP_REPO_TO_ENV_YML_PATHS.get(repo, [])  # a row's own spec names its own
-    found = [checkout / rel for rel in ([paths] if isinstance(paths, str) else paths) if (checkout / rel).is_file()]
-    if not found:
-        return [], [f"packages: environment.yml: none of {paths} in the checkout"]
-    requirements = environment_requirements(found[0].read_text(encoding="utf-8"))
+    found = files.first(paths)
+    if found is None:
+        return [], [f"packages: environment.yml: none of {paths} in {files.where()}"]
+    checkout = files.checkout
+    requirements = environment_requirements(found[1])
     constraints = venv / "constraints.txt"
     constraints.write_text("\n".join(spec.get("pip_packages") or []) + "\n")
     command = f"python -m pip install -c {constraints} " + " ".join(f"'{r}'" for r in requirements)

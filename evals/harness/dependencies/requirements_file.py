@@ -4,21 +4,24 @@ requirement at a time for the install that skips what fails."""
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
+from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 from repoanchor.scaffolds.records import InfraError
 
 
-def requirements_text(repo: str, checkout: Path, paths: str | list[str] | None = None) -> str:
+def requirements_text(repo: str, files: SetupFiles, paths: str | list[str] | None = None) -> str:
     """The repository's requirements file with `-r` includes inlined and self-installs (`-e .`) dropped: the first
-    of `paths` (a row's own spec names them) or of swebench's paths for the repository that exists."""
+    of `paths` (a row's own spec names them) or of swebench's paths for the repository that exists, read from
+    `files` (at the environment setup commit)."""
     from swebench.harness.constants import MAP_REPO_TO_REQS_PATHS
 
     paths = paths or MAP_REPO_TO_REQS_PATHS.get(repo, [])
-    for relative in [paths] if isinstance(paths, str) else paths:
-        if (checkout / relative).is_file():
-            return _inline(checkout / relative)
-    raise InfraError("environment_setup", f"{repo}: none of {paths} in {checkout}")
+    found = files.first(paths)
+    if found is None:
+        raise InfraError("environment_setup", f"{repo}: none of {paths} in {files.where()} of {files.checkout}")
+    return _inline(files, *found)
 
 
 def requirement_lines(path: Path) -> list[str]:
@@ -27,12 +30,16 @@ def requirement_lines(path: Path) -> list[str]:
     return [line for line in found if line and not line.startswith(("#", "-"))]
 
 
-def _inline(path: Path) -> str:
+def _inline(files: SetupFiles, rel: str, text: str) -> str:
     lines = []
-    for line in path.read_text().splitlines():
+    for line in text.splitlines():
         stripped = line.strip()
         if stripped.startswith("-r "):
-            lines.append(_inline(path.parent / stripped[3:].strip()))
+            included = posixpath.normpath(posixpath.join(posixpath.dirname(rel), stripped[3:].strip()))
+            text = files.read(included)
+            if text is None:
+                raise InfraError("environment_setup", f"{rel} includes {included}, not in {files.where()}")
+            lines.append(_inline(files, included, text))
         elif not stripped.startswith(("-e", ".")):
             lines.append(line)
     return "\n".join(lines)
