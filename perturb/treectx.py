@@ -53,9 +53,10 @@ class TreeContext:
     """Every path written, created or removed by a committed transaction."""
     modules: ParsedModules = field(default_factory=ParsedModules)
     """The variant's parsed modules, shared by its tree transforms (`parse`, `write_module`)."""
-    listed: dict[str, tuple[str, bool]] = field(default_factory=dict)
-    """Package folders another module lists (`mirage.listing.listed_elsewhere`), read from the source tree: a
-    transform before (constant-externalization) may move the path's strings out of the module."""
+    listed: dict[str, tuple[str, bool]] | None = None
+    """Folders the source tree lists at run time (`mirage.listing.listed_elsewhere`), read before any transform:
+    one before (constant-externalization) may move a path's strings out of a module, or add a `__file__` read to
+    an `__init__`. None: not read, and each `__init__` of the tree in hand is asked."""
     _journal: list[tuple[str, bytes | None]] | None = None
     _pending_resolution: list[dict[str, str]] = field(default_factory=list)
     _sites: list[SiteRecord] = field(default_factory=list)

@@ -99,6 +99,9 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
         if home not in roots and not packages.intersection(_ancestors(home)):
             continue  # a script in a folder of scripts (`util/generate/`): the project never imports it
         data = (root / rel).read_bytes()
+        if rel == "__init__.py" or rel.endswith("/__init__.py"):
+            if own := lists_own_folder(data.decode("utf-8", "replace")):
+                found[home] = (found.get(home, (f"{rel} {own}",))[0], True)  # and every folder below it
         if not any(call.encode() in data for call in LISTING_CALLS):
             continue
         if not _LISTING.search(text := data.decode("utf-8", "replace")):
@@ -210,9 +213,12 @@ def listed_folder(
 ) -> str | None:
     """Why a new module in `folder` (tree-relative, "" for the root) would be found by a listing, or None.
 
-    `read_init(path)`: the text of the tree-relative `__init__.py` at `path`, None where there is none; the
-    package chain is walked up from `folder` until a folder without one. `elsewhere`: `listed_elsewhere`'s
-    folders."""
+    `elsewhere`: `listed_elsewhere`'s folders, read from the source tree, own-folder listings included; where it is
+    None, `read_init(path)` (the text of the tree-relative `__init__.py` at `path`, None where there is none) is
+    asked up the package chain from `folder` until a folder without one. A variant's tree transforms pass the
+    source's: its `__init__` files may have been rewritten before (constant-externalization's loader reads a JSON
+    file beside `__file__`, which, with astroid 2.13's `iterdir()` there, looked like a listing of its own
+    folder and refused all of astroid in the stacked variant)."""
     for listed, (why, recursive) in (elsewhere or {}).items():
         if folder == listed or (recursive and folder.startswith(f"{listed}/" if listed else "")):
             return f"{listed or '.'}: {why}"
@@ -220,7 +226,7 @@ def listed_folder(
     framework = FRAMEWORK_LISTED.get((here.parent.name, here.name)) or FRAMEWORK_LISTED.get((None, here.name))
     if here.parts and framework:
         return f"{folder}: {framework}"
-    while True:
+    while elsewhere is None:
         init = (here / "__init__.py").as_posix()
         text = read_init(init)
         if text is None:
@@ -230,3 +236,4 @@ def listed_folder(
         if not here.parts:
             return None
         here = here.parent
+    return None

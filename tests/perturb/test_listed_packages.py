@@ -285,6 +285,21 @@ def test_a_folder_listed_through_an_imported_path_gets_no_new_module(tmp_path, t
     assert _printed(tmp_path / "out", loaded) == "['a.brain.brain_x']\n"
 
 
+@pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
+def test_an_init_that_constants_made_read_its_file_is_judged_as_the_source_has_it(tmp_path, transform):
+    """astroid 2.13 stacked: constant-externalization gives `__init__.py` a loader reading JSON beside `__file__`,
+    and with its `iterdir()` that read as a listing of its own folder, refusing the whole package."""
+    src = make_tree(tmp_path / "src", IMPORTED_PATH)
+    config = ApplyConfig(["constant-externalization", transform], seed=0, fraction=1.0, check_interpreters=False)
+    report = apply_tree(src, tmp_path / "out", config)
+    assert "__file__" in (tmp_path / "out" / "a" / "__init__.py").read_text()  # the loader constants wrote
+    applied = {(o.transform, o.file) for o in report.outcomes if isinstance(o, Applied)}
+    assert (transform, "a/core.py") in applied
+    modules = sorted(p.name for p in (tmp_path / "out" / "a" / "brain").glob("*.py"))  # constants' JSON beside them
+    assert modules == ["__init__.py", "brain_x.py"]
+    assert _printed(tmp_path / "out", "import a; print(a.LOADED)") == "['a.brain.brain_x']\n"
+
+
 # pydicom's util/generate_cids/generate_concept_dicts.py: a code generator run by hand, which names the package's
 # folder (to write a module there) and globs its own downloads.
 GENERATOR = """from pathlib import Path

@@ -76,8 +76,8 @@ class TreeSurvey:
     init_texts: dict[str, str] = field(default_factory=dict)
     """Tree-relative path -> text of every ``__init__.py`` read (what `listed_folder` asks of each module's
     packages, read once here instead of once per module)."""
-    listed: dict[str, tuple[str, bool]] = field(default_factory=dict)
-    """The package folders another module lists (`listing.listed_elsewhere`, as the caller read them)."""
+    listed: dict[str, tuple[str, bool]] | None = None
+    """The folders the source lists (`listing.listed_elsewhere`, as the caller read them); None: not read."""
 
 
 def survey_tree(root: Path, *, pytest_options_only: bool = False, listed: Elsewhere | None = None) -> TreeSurvey:
@@ -85,7 +85,7 @@ def survey_tree(root: Path, *, pytest_options_only: bool = False, listed: Elsewh
 
     `pytest_options_only`: a `--doctest-modules` counts only where pytest reads its options for every run
     (a [pytest]-like section), not in a tox env's or nox session's command (which a suite never runs)."""
-    survey = TreeSurvey(listed=dict(listed or {}))
+    survey = TreeSurvey(listed=dict(listed) if listed is not None else None)
     for folder, dirs, files in os.walk(root, followlinks=False):
         here = Path(folder)
         dirs[:] = [
