@@ -11,6 +11,7 @@ import json
 import math
 import operator
 import os.path
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -309,6 +310,35 @@ def test_values_holding_the_checkout_path_agree_between_checkouts(tmp_path):
     identities = {name: c["identities"][name] for c in chains for name in c["names"]}
     assert identities["CONFIG_FILE"]["repr"] == "'<root>/pkg.cfg'"
     assert identities["BASE_DIR"]["repr"] == "'<root>/pkg'"
+
+
+VERSIONED = {  # Sphinx's __display_version__ ('4.2.0+/c1bee63') asks git for the checkout's commit at import
+    "pkg/__init__.py": "",
+    "pkg/settings.py": (
+        "import os\nimport subprocess\n\nHERE = os.path.dirname(os.path.abspath(__file__))\n"
+        "SHORT = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=HERE, capture_output=True, text=True)\n"
+        "DISPLAY = '4.2.0+/' + SHORT.stdout.strip()\n"
+    ),
+    "pkg/core.py": "from pkg.settings import DISPLAY\n\n\ndef shown():\n    return DISPLAY\n",
+    "tests/test_core.py": "from pkg import core\n\n\ndef test_shown():\n    assert core.shown().startswith('4.2.0')\n",
+}
+
+
+def test_a_value_holding_the_checkouts_commit_agrees_between_checkouts(tmp_path):
+    """The build probes a clone of the variant; the self-check, the task's own one-commit repository: their
+    commits differ, and sphinx-doc__sphinx-9591's proxy_chain task was rejected by its own self-check."""
+    tree, metadata = perturbed(tmp_path, VERSIONED, "proxy-imports", seed=2)
+    for step in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v"]):
+        subprocess.run(["git", *step], cwd=tree, check=True)
+    routed = [e for e in metadata["path_resolution_map"] if e["kind"] == "import_proxy"]
+    assert any("DISPLAY" in e["imported"] for e in routed), "the versioned value is not forwarded: proves nothing"
+    config = FamiliesConfig(families=["proxy_chain"], proxy_chain={"k": len(routed)}, test_env=TESTS)
+    (task,) = build_extend_tasks(tree, metadata, ROW, tmp_path / "out", families_config=config, seed=3)
+    assert task.status == "ok", task.reason
+    assert task.self_check.status == "passed", task.self_check
+    chains = read_json(Path(task.ground_truth))["chains"]
+    identities = {name: c["identities"][name] for c in chains for name in c["names"]}
+    assert identities["DISPLAY"]["repr"] == "'4.2.0+/<commit>'"
 
 
 def test_constants_of_a_module_another_root_shadows_are_passed_over(tmp_path):

@@ -19,6 +19,7 @@ import functools
 import importlib
 import json
 import os
+import pathlib
 import re
 import sys
 import traceback
@@ -116,8 +117,33 @@ def holders_of(root):
     return held
 
 
+COMMIT = []
+"""The worktree's HEAD commit as a pattern of its abbreviations: a value holding it (Sphinx's `__display_version__`,
+'4.2.0+/c1bee63', asks git at import) reads `<commit>`, as the build's checkout and a task's own one-commit
+repository have different commits (`main` sets it)."""
+
+
+def head_commit(root):
+    """The full hash of `root`'s checked-out commit, read from `.git` (no git needed), or None."""
+    git = pathlib.Path(root) / ".git"
+    try:
+        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+        if not head.startswith("ref: "):
+            return head
+        ref = head[len("ref: ") :]
+        if (git / ref).is_file():
+            return (git / ref).read_text(encoding="utf-8").strip()
+        for line in (git / "packed-refs").read_text(encoding="utf-8").splitlines():
+            if line.endswith(" " + ref):
+                return line.split()[0]
+    except OSError:
+        return None
+    return None
+
+
 def masked(text):
-    return UUID.sub("<uuid>", ADDRESS.sub(" at 0x?", text))
+    text = UUID.sub("<uuid>", ADDRESS.sub(" at 0x?", text))
+    return COMMIT[0].sub("<commit>", text) if COMMIT else text
 
 
 def canonical(obj, depth=0):
@@ -288,6 +314,9 @@ def main(spec_path, out_path):
         spec = json.load(handle)
     root = os.path.realpath(spec["root"])
     ROOTS[:] = sorted({root, spec["root"]}, key=len, reverse=True)  # the caller gives an absolute path
+    commit = head_commit(root)
+    if commit and re.fullmatch(r"[0-9a-f]{40}", commit):
+        COMMIT[:] = [re.compile(r"\b" + commit[:7] + "[0-9a-f]{0,33}\\b")]
     sys.path[:0] = spec["sys_path"]
     os.chdir(root)
     result = {}
