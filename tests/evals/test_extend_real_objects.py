@@ -299,15 +299,9 @@ PATHS = {
 def test_values_holding_the_checkout_path_agree_between_checkouts(tmp_path):
     """pylint's PYLINTRC (found from the working directory) and a BASE_DIR hold the checkout's path: the build's
     probe and the self-check's, in another checkout, must read them alike (`<root>`)."""
-    tree, metadata = perturbed(tmp_path, PATHS, "proxy-imports", seed=2)
-    routed = [e for e in metadata["path_resolution_map"] if e["kind"] == "import_proxy"]
-    assert any("CONFIG_FILE" in e["imported"] for e in routed), "the path values are not forwarded: proves nothing"
-    config = FamiliesConfig(families=["proxy_chain"], proxy_chain={"k": len(routed)}, test_env=TESTS)
-    (task,) = build_extend_tasks(tree, metadata, ROW, tmp_path / "out", families_config=config, seed=3)
-    assert task.status == "ok", task.reason
-    assert task.self_check.status == "passed", task.self_check
-    chains = read_json(Path(task.ground_truth))["chains"]
-    identities = {name: c["identities"][name] for c in chains for name in c["names"]}
+    identities = _every_chain_self_checked(
+        tmp_path, *perturbed(tmp_path, PATHS, "proxy-imports", seed=2), "CONFIG_FILE"
+    )
     assert identities["CONFIG_FILE"]["repr"] == "'<root>/pkg.cfg'"
     assert identities["BASE_DIR"]["repr"] == "'<root>/pkg'"
 
@@ -330,15 +324,21 @@ def test_a_value_holding_the_checkouts_commit_agrees_between_checkouts(tmp_path)
     tree, metadata = perturbed(tmp_path, VERSIONED, "proxy-imports", seed=2)
     for step in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v"]):
         subprocess.run(["git", *step], cwd=tree, check=True)
+    identities = _every_chain_self_checked(tmp_path, tree, metadata, "DISPLAY")
+    assert identities["DISPLAY"]["repr"] == "'4.2.0+/<commit>'"
+
+
+def _every_chain_self_checked(tmp_path: Path, tree: Path, metadata: dict, name: str) -> dict:
+    """Every proxy chain of the variant as one proxy_chain task (`name` among the forwarded names), built and
+    self-checked: the identities its ground truth records for each name."""
     routed = [e for e in metadata["path_resolution_map"] if e["kind"] == "import_proxy"]
-    assert any("DISPLAY" in e["imported"] for e in routed), "the versioned value is not forwarded: proves nothing"
+    assert any(name in e["imported"] for e in routed), f"{name} is not forwarded: the test proves nothing"
     config = FamiliesConfig(families=["proxy_chain"], proxy_chain={"k": len(routed)}, test_env=TESTS)
     (task,) = build_extend_tasks(tree, metadata, ROW, tmp_path / "out", families_config=config, seed=3)
     assert task.status == "ok", task.reason
     assert task.self_check.status == "passed", task.self_check
     chains = read_json(Path(task.ground_truth))["chains"]
-    identities = {name: c["identities"][name] for c in chains for name in c["names"]}
-    assert identities["DISPLAY"]["repr"] == "'4.2.0+/<commit>'"
+    return {each: c["identities"][each] for c in chains for each in c["names"]}
 
 
 def test_constants_of_a_module_another_root_shadows_are_passed_over(tmp_path):
