@@ -9,7 +9,7 @@ from collections.abc import Iterable
 import libcst as cst
 import libcst.matchers as m
 
-from repoanchor.perturb.walk import walk
+from repoanchor.perturb.traversal.walk import walk
 
 _STAR_IMPORT = re.compile(r"import\s+\*")
 

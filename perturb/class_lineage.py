@@ -19,7 +19,7 @@ from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.source.project import enumerated_classes, may_enumerate
 from repoanchor.perturb.speed.codegen import code_for_node
-from repoanchor.perturb.walk import walk
+from repoanchor.perturb.traversal.walk import walk
 
 FRAMEWORK_BASES = frozenset(
     "BaseModel GenericModel Schema Serializer Document EmbeddedDocument Enum IntEnum StrEnum Flag IntFlag"

@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from repoanchor.perturb.replace import ancestor_paths, replace_nodes
-from repoanchor.perturb.walk import walk
+from repoanchor.perturb.traversal.replace import ancestor_paths, replace_nodes
+from repoanchor.perturb.traversal.walk import walk
 
 
 @dataclass(frozen=True, eq=False)

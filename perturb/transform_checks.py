@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from repoanchor.perturb.walk import walk
+from repoanchor.perturb.traversal.walk import walk
 
 FRAME_INTROSPECTION_ATTRS = frozenset(
     {"_getframe", "currentframe", "stack", "getouterframes", "getinnerframes", "trace", "f_locals", "f_back"}

@@ -17,7 +17,7 @@ import re
 import libcst as cst
 
 from repoanchor.perturb.sites import refuse_inside
-from repoanchor.perturb.walk import walk
+from repoanchor.perturb.traversal.walk import walk
 
 JIT_MARKERS = ("jit", "vectorize", "cfunc", "stencil")
 JIT_MODULES = ("numba", "jax", "pythran", "taichi", "cython")

@@ -18,7 +18,7 @@ import re
 import libcst as cst
 
 from repoanchor.perturb.sites import refuse_inside
-from repoanchor.perturb.walk import walk
+from repoanchor.perturb.traversal.walk import walk
 
 LINE_CALLS = frozenset(
     {

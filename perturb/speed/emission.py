@@ -24,7 +24,7 @@ from libcst._nodes.base import CSTNode
 
 from repoanchor.perturb.speed.codegen import MarkingState, code_for_node, emitting, module_code
 from repoanchor.perturb.speed.patching import ClassPatch
-from repoanchor.perturb.walk import NODE_TYPES, children
+from repoanchor.perturb.traversal.walk import NODE_TYPES, children
 
 _HOLDER_CLASSES = (
     cst.Module,

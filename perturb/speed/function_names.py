@@ -24,7 +24,7 @@ import libcst as cst
 
 from repoanchor.perturb.speed.literals import string_value
 from repoanchor.perturb.speed.name_rules import RULES, typing_imports
-from repoanchor.perturb.walk import children
+from repoanchor.perturb.traversal.walk import children
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)

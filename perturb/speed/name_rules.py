@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from repoanchor.perturb.transform_checks import attribute_introspection, call_introspection
-from repoanchor.perturb.walk import children
+from repoanchor.perturb.traversal.walk import children
 
 if TYPE_CHECKING:
     from repoanchor.perturb.speed.function_names import NameScope, _Walker

@@ -48,7 +48,7 @@ from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTransform
 from repoanchor.perturb.transform_checks import introspection_in
-from repoanchor.perturb.walk import walk
+from repoanchor.perturb.traversal.walk import walk
 
 BUILTINS = ("iter", "next", "StopIteration")
 

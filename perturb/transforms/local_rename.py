@@ -40,9 +40,9 @@ import libcst as cst
 
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
-from repoanchor.perturb.replace import ancestor_paths, replace_nodes
 from repoanchor.perturb.sites import Site, SiteCollector
 from repoanchor.perturb.speed.function_names import Binding, ModuleNames, NameScope, function_names
+from repoanchor.perturb.traversal.replace import ancestor_paths, replace_nodes
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 

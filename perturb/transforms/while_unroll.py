@@ -43,7 +43,7 @@ from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
 from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.transform_checks import scope_declaration_in
-from repoanchor.perturb.walk import walk
+from repoanchor.perturb.traversal.walk import walk
 
 MAX_LINES = 100
 

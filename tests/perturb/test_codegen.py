@@ -9,7 +9,7 @@ import pytest
 from libcst._nodes.base import CSTCodegenError
 
 from repoanchor.perturb.speed.codegen import code_for_node, module_code
-from repoanchor.perturb.walk import children
+from repoanchor.perturb.traversal.walk import children
 from tests.support.modules import module_id, named_modules, node_spans
 
 ROOT = Path(__file__).parents[2]

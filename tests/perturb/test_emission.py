@@ -10,9 +10,9 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from repoanchor.perturb.replace import ancestor_paths, replace_nodes
 from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.speed.emission import FileEmission, indented_blocks
+from repoanchor.perturb.traversal.replace import ancestor_paths, replace_nodes
 from tests.support.modules import module_id, named_modules, node_spans
 
 ROOT = Path(__file__).parents[2]

@@ -10,7 +10,7 @@ import libcst as cst
 import pytest
 
 from repoanchor.perturb.speed.literals import float_value, int_value, string_value
-from repoanchor.perturb.walk import walk
+from repoanchor.perturb.traversal.walk import walk
 
 TRICKY = r'''
 ints = [0, 00, 0_0, 0x_FF, 0XfF, 0o17, 0O1_7, 0b1_01, 0B11, 1_000_003, 123456789012345678901234567890]

@@ -8,8 +8,8 @@ import gc
 import libcst as cst
 import pytest
 
-from repoanchor.perturb.replace import ancestor_paths, replace_nodes
-from repoanchor.perturb.walk import walk
+from repoanchor.perturb.traversal.replace import ancestor_paths, replace_nodes
+from repoanchor.perturb.traversal.walk import walk
 
 SOURCES = [
     "def f(a, b=1, *c, **d):\n    return [x + 1 for x in a if x < b]\n",
@@ -112,7 +112,7 @@ def f(a):
 
 
 @pytest.mark.parametrize("transform", ["dead-string-assign", "dead-code", "comparison-swap", "for-to-while"])
-@pytest.mark.parametrize("name", ["branchy", "walk.py", "engine.py"])
+@pytest.mark.parametrize("name", ["branchy", "traversal/walk.py", "engine.py"])
 def test_the_ancestors_a_collector_records_are_those_a_walk_finds(transform: str, name: str):
     """A rewrite rebuilds only along the recorded ancestors: a wrong one would leave its site untouched."""
     from pathlib import Path

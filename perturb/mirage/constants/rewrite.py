@@ -16,10 +16,10 @@ import libcst as cst
 from repoanchor.perturb.mirage.constants.context import context_of, words_of
 from repoanchor.perturb.mirage.constants.loader import insert_loader, loader_statement, subscript
 from repoanchor.perturb.mirage.constants.names import fresh_key
-from repoanchor.perturb.replace import replace_nodes
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.speed.emission import FileEmission
+from repoanchor.perturb.traversal.replace import replace_nodes
 
 # A keyword directly followed by what may start a literal: a quote, a digit, a sign or a dot.
 _GLUED = re.compile(

@@ -182,7 +182,7 @@ _LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
 
 
 def _literals_inside(node: cst.CSTNode) -> int:
-    from repoanchor.perturb.walk import children
+    from repoanchor.perturb.traversal.walk import children
 
     stack, count = [node], 0
     while stack:

@@ -33,10 +33,10 @@ import libcst as cst
 
 from repoanchor.perturb.bindings import dotted_name
 from repoanchor.perturb.mirage.masking.mutations import choose
-from repoanchor.perturb.replace import replace_nodes
 from repoanchor.perturb.sites import Site, SiteCollector
 from repoanchor.perturb.speed.emission import FileEmission
-from repoanchor.perturb.walk import children
+from repoanchor.perturb.traversal.replace import replace_nodes
+from repoanchor.perturb.traversal.walk import children
 
 PRIMARY = ("invert-if", "swap-imports", "drop-function")
 SECONDARY = ("flip-compare", "flip-constant")

@@ -23,7 +23,7 @@ import libcst as cst
 from repoanchor.perturb.bindings import dotted_name
 from repoanchor.perturb.sites import Site, SiteCollector
 from repoanchor.perturb.speed.codegen import code_for_node
-from repoanchor.perturb.walk import walk
+from repoanchor.perturb.traversal.walk import walk
 
 MODULE_MACHINERY = frozenset(
     {

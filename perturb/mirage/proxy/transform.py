@@ -22,10 +22,10 @@ from repoanchor.perturb.mirage.proxy.chain import leaf_source, link_source, plan
 from repoanchor.perturb.mirage.proxy.policy import Placement, Refusal, placement
 from repoanchor.perturb.mirage.proxy.scan import has_relative_import, scan
 from repoanchor.perturb.naming import identifiers_in
-from repoanchor.perturb.replace import replace_nodes
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.speed.codegen import code_for_node
+from repoanchor.perturb.traversal.replace import replace_nodes
 from repoanchor.perturb.treectx import TreeContext
 
 DEFAULTS = {"depth": 4, "fanout": 2}

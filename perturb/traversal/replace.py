@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 
 import libcst as cst
 
-from repoanchor.perturb.walk import NODE_TYPES, OPAQUE_TYPES, SEQUENCE_TYPES, child_fields, children
+from repoanchor.perturb.traversal.walk import NODE_TYPES, OPAQUE_TYPES, SEQUENCE_TYPES, child_fields, children
 
 Rewrite = Callable[[cst.CSTNode, cst.CSTNode], "cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel"]
 
