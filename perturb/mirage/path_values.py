@@ -66,7 +66,7 @@ class PathValues:
             for base in self._value(call.func.value, rel, env):
                 folders |= _pattern_folders(base, pattern)
         if name in _ARGUMENT_LISTINGS and pattern is not None:
-            folders |= {folder for v in self._value(pattern, rel, env) if (folder := _folder_of_pattern(v))}
+            folders |= {folder for v in self._value(pattern, rel, env) if (folder := _folder_of_pattern(v)) is not None}
         if name in _PACKAGE_LISTINGS and isinstance(pattern, (ast.List, ast.Tuple)):
             for element in pattern.elts:
                 folders |= self._value(element, rel, env)

@@ -66,3 +66,11 @@ def test_a_path_built_in_a_module_that_does_not_use_file_is_not_followed(tmp_pat
     root = make_tree(tmp_path, files)
     values = PathValues(root, sorted(files), {"a"})
     assert values.listed("a/loader.py", ast.parse(files["a/loader.py"])) == {}
+
+
+def test_a_listing_of_the_trees_root_is_found(tmp_path):
+    """A top-level loader listing the modules beside it lists the tree's root folder, ""."""
+    loader = LOADS + "import glob, os\nFOUND = glob.glob(os.path.join(os.path.dirname(__file__), '*.py'))\n"
+    files = {"a/__init__.py": "", "loader.py": loader}
+    values = PathValues(make_tree(tmp_path, files), sorted(files), {"a"})
+    assert values.listed("loader.py", ast.parse(loader)) == {"": False}
