@@ -91,12 +91,13 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
     files = python_files(root, include_build=True)[0]  # a test that lists a folder fails in validation instead
     packages = {posixpath.dirname(rel) for rel in files if rel.endswith("/__init__.py")}
     roots = {posixpath.dirname(package) for package in packages}  # on sys.path: the tree, `src/`
+    root_package = "__init__.py" in files  # the tree is itself a package (an app checked out alone): all of it
     module_folders = {posixpath.dirname(rel) for rel in files}  # astroid 2.x's `brain` has no __init__.py
     values = PathValues(root, files, packages)
     found: dict[str, tuple[str, bool]] = {}
     for rel in files:
         home = posixpath.dirname(rel)
-        if home not in roots and not packages.intersection(_ancestors(home)):
+        if not root_package and home not in roots and not packages.intersection(_ancestors(home)):
             continue  # a script in a folder of scripts (`util/generate/`): the project never imports it
         data = (root / rel).read_bytes()
         if rel == "__init__.py" or rel.endswith("/__init__.py"):

@@ -332,3 +332,11 @@ def test_the_listing_is_read_from_the_source_when_constants_moved_its_path_first
     refused = {o.file for o in report.outcomes if isinstance(o, Skipped) and "listed-package" in o.reason}
     assert refused == {"app/rules/R001.py", "app/rules/R002.py"}
     assert _rules(tmp_path / "out") == "['Rule_R001', 'Rule_R002']\n"
+
+
+def test_a_tree_that_is_itself_a_package_has_its_own_folder_listing_found(tmp_path):
+    """A package checked out alone (its `__init__.py` at the tree's root) that lists its own folder."""
+    src = make_tree(tmp_path, {"__init__.py": DISCOVERS, "alpha.py": PLUGIN.format(name="alpha")})
+    from repoanchor.perturb.mirage.listing import listed_elsewhere
+
+    assert listed_elsewhere(src) == {"": ("__init__.py reads __path__ (its own folder)", True)}
