@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
-from repoanchor.perturb.mirage.path_values import PathValues, called_name
+from repoanchor.perturb.mirage.path_values import PathValues, called_name, folder_of_pattern
 from repoanchor.perturb.source.files import python_files
 
 FRAMEWORK_LISTED = {
@@ -116,13 +116,13 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
 def _listings(rel: str, text: str, data: bytes, folders: set[str], values: PathValues) -> dict[str, bool]:
     """Folder -> recursively, for each folder module `rel` lists: by a path literal beside `__file__` or a
     package's `__path__` (`folders_named`), or by a path value followed through names (`PathValues`)."""
-    named = {}
-    if b"__file__" in data or b"__path__" in data:
-        named = dict.fromkeys(folders_named(rel, text, folders), bool(_RECURSIVE.search(text)))
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError):
-        return named
+        return {}
+    named = {}
+    if b"__file__" in data or b"__path__" in data:
+        named = dict.fromkeys(_folders_named_in(rel, tree, folders), bool(_RECURSIVE.search(text)))
     for folder, recursive in values.listed(rel, tree).items():
         if folder in folders:
             named[folder] = named.get(folder, False) or recursive
@@ -138,7 +138,11 @@ def folders_named(rel: str, text: str, folders: Iterable[str]) -> list[str]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return []
-    folders, named = set(folders), []
+    return _folders_named_in(rel, tree, set(folders))
+
+
+def _folders_named_in(rel: str, tree: ast.Module, folders: set[str]) -> list[str]:
+    named: list[str] = []
     bases = _ancestors(posixpath.dirname(rel))
     for root in _expression_roots(tree):
         inside = list(ast.walk(root))
@@ -177,7 +181,7 @@ def _joined_path(nodes: list[ast.AST]) -> str | None:
         (n.lineno, n.col_offset, n.value) for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)
     )
     parts = [value for *_, value in strings if value.strip("./") and len(value) <= 200 and not set(value) & set(" \n")]
-    return _folder_of(posixpath.join(*parts)) if parts else None
+    return folder_of_pattern(posixpath.join(*parts)) if parts else None
 
 
 def _resolved(folder: str | None, bases: list[str]) -> list[str]:
@@ -188,16 +192,6 @@ def _resolved(folder: str | None, bases: list[str]) -> list[str]:
         posixpath.normpath(posixpath.join(base, folder.strip("/"))) for base in (bases if folder else bases[:1])
     ]
     return [c if c != "." else "" for c in candidates if not c.startswith("..")]
-
-
-def _folder_of(literal: str) -> str | None:
-    """The folder a path names: itself, or a pattern's folder where the pattern matches modules (`L*.py`,
-    `plugins/*`: "" for the module's own folder); None for a pattern of other files (`*.json`)."""
-    if "*" not in literal:
-        return literal
-    if not literal.endswith((".py", "*")):
-        return None
-    return literal.split("*")[0].rpartition("/")[0]
 
 
 def _ancestors(folder: str) -> list[str]:

@@ -36,6 +36,7 @@ class PathValues:
         self._modules = _dotted_modules(files, packages)
         self._packages = packages
         self._names: dict[str, dict[str, set[str]]] = {}
+        self._builds_paths: dict[str, bool] = {}
 
     def listed(self, rel: str, tree: ast.Module) -> dict[str, bool]:
         """Tree-relative folder -> whether the folders below it are listed too, for each listing call of module
@@ -66,23 +67,23 @@ class PathValues:
             for base in self._value(call.func.value, rel, env):
                 folders |= _pattern_folders(base, pattern)
         if name in _ARGUMENT_LISTINGS and pattern is not None:
-            folders |= {folder for v in self._value(pattern, rel, env) if (folder := _folder_of_pattern(v)) is not None}
+            folders |= {folder for v in self._value(pattern, rel, env) if (folder := folder_of_pattern(v)) is not None}
         if name in _PACKAGE_LISTINGS and isinstance(pattern, (ast.List, ast.Tuple)):
             for element in pattern.elts:
                 folders |= self._value(element, rel, env)
         return {"" if (normal := posixpath.normpath(folder)) == "." else normal for folder in folders}
 
-    def _env(self, rel: str, tree: ast.Module | None = None) -> dict[str, set[str]]:
-        """Name -> path values bound to it in module `rel`: imported from modules of the tree, then assigned."""
+    def _env(self, rel: str, tree: ast.Module | None) -> dict[str, set[str]]:
+        """Name -> path values bound to it in module `rel` (its parsed `tree`, None where it does not parse):
+        imported from modules of the tree, then assigned."""
         if rel in self._names:
             return self._names[rel]
         self._names[rel] = env = {}  # a cycle of imports sees the names bound so far: none
-        tree = tree or _parsed(self._root / rel)
         if tree is None:
             return env
         for node in (n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)):
             source = self._modules.get(_absolute(node, rel, self._packages) or "")
-            imported = self._env(source) if source and self._binds_paths(source) else {}
+            imported = self._imported(source) if source else {}
             for alias in node.names:
                 if alias.name in imported:
                     env.setdefault(alias.asname or alias.name, set()).update(imported[alias.name])
@@ -91,14 +92,20 @@ class PathValues:
                 env.setdefault(target.id, set()).update(values)
         return env
 
-    def _binds_paths(self, rel: str) -> bool:
-        """Whether module `rel` builds a path from its `__file__`: only such modules are read for the names they
-        bind (reading every module a listing module imports costs a parse of most of sympy); so a path passed on
-        through a module that does not build one (a re-export) is not followed."""
-        try:
-            return b"__file__" in (self._root / rel).read_bytes()
-        except OSError:
-            return False
+    def _imported(self, rel: str) -> dict[str, set[str]]:
+        """The path values module `rel` binds, for a module importing from it. Only a module that builds a path
+        from its `__file__` is parsed for them (parsing every module a listing module imports costs a parse of
+        most of sympy), so a path passed on through a module that does not build one (a re-export) is not
+        followed. Each module is read once."""
+        if rel not in self._builds_paths:
+            try:
+                data = (self._root / rel).read_bytes()
+            except OSError:
+                data = b""
+            self._builds_paths[rel] = b"__file__" in data
+            if self._builds_paths[rel] and rel not in self._names:
+                return self._env(rel, _parsed(data))
+        return self._names.get(rel, {}) if self._builds_paths[rel] else {}
 
     def _value(self, node: ast.AST, rel: str, env: dict[str, set[str]]) -> set[str]:
         """The tree-relative paths `node` may evaluate to (empty where unknown)."""
@@ -147,11 +154,11 @@ def _pattern_folders(base: str, pattern: ast.expr | None) -> set[str]:
         return {base}
     if not (isinstance(pattern, ast.Constant) and isinstance(pattern.value, str)):
         return {base}  # an unknown pattern may match modules
-    folder = _folder_of_pattern(posixpath.join(base, pattern.value))
+    folder = folder_of_pattern(posixpath.join(base, pattern.value))
     return {folder} if folder is not None else set()
 
 
-def _folder_of_pattern(path: str) -> str | None:
+def folder_of_pattern(path: str) -> str | None:
     """The folder a path or glob pattern lists: itself, a pattern's folder where it matches modules (`L*.py`,
     `*`), None for a pattern of other files (`*.json`)."""
     if "*" not in path:
@@ -183,10 +190,10 @@ def called_name(call: ast.Call) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
-def _parsed(path: Path) -> ast.Module | None:
+def _parsed(data: bytes) -> ast.Module | None:
     try:
-        return ast.parse(path.read_bytes())
-    except (OSError, SyntaxError, ValueError, RecursionError):
+        return ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError):
         return None
 
 
