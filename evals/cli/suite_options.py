@@ -125,7 +125,7 @@ def exit_if_no_task(report, dataset: str, summary: dict) -> None:
             f"error: {dataset} holds no readable row: the suite has no task (see {report.out}/rejected.jsonl)", err=True
         )
         raise typer.Exit(1)
-    if report.tasks == 0 and report.instances > 0:
+    if report.tasks == 0:
         rejected = f"all {report.instances} instance(s) were rejected"
         typer.echo(f"error: the {report.kind} suite has no task: {rejected}", err=True)
         for stage, count in summary["rejections"]["by_stage"].items():
