@@ -26,6 +26,7 @@ from repoanchor.perturb.source.line_sensitive import refuse_line_moves
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.speed.emission import FileEmission, emissions_held
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
+from repoanchor.perturb.speed.parsing import parse_source
 from repoanchor.perturb.transforms import get_transform
 from repoanchor.perturb.validation.compile_check import CURRENT, compile_error
 
@@ -102,7 +103,7 @@ def transform_source(
 def _transform_source(source, path, passes, seed, fraction, project, floor, keep_tree: bool) -> FileResult:
     try:
         text = decode_source(source)
-        module = cst.parse_module(source)
+        module = parse_source(source)
     except (SourceError, cst.ParserSyntaxError, RecursionError) as exc:
         reason = _parse_reason(exc)
         return FileResult(path, None, [Skipped(get_transform(p.transform).id, path, reason) for p in passes])

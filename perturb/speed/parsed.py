@@ -17,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from repoanchor.perturb.speed.emission import FileEmission
+from repoanchor.perturb.speed.parsing import parse_source
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
 
@@ -48,7 +49,7 @@ class ParsedModules:
             self._last = (rel, entry[2])
             return entry[1]
         self.parses += 1
-        module = cst.parse_module(data)
+        module = parse_source(data)
         self.keep(rel, data, module)
         return module
 
