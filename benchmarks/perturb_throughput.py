@@ -7,7 +7,8 @@ same cores, including the tree copy and the cross-interpreter compile checks (be
 `--draws N` times the trios drawn with seeds `--seed` .. `--seed + N - 1` (the benchmark's draw:
 3 of the 14 SPTs) and reports each ratio, the worst and the median. Each draw's ratio is to a floor
 timed right before it (the load of a shared machine drifts over the run); the ratio to the run's first
-floor is reported beside it. `--files K` keeps K evenly
+floor is reported beside it. Every transform's module is imported before any timing: an import is paid once per
+process, not per variant (libcst.matchers alone takes 0.6 s), and the first draw would carry it. `--files K` keeps K evenly
 spaced modules for a quicker run (the report says how many). Usage:
 
     python benchmarks/perturb_throughput.py [--seed 0] [--draws 10] [--transforms a b c] [--workers 2]
@@ -31,7 +32,7 @@ from timing import best, best_with_cpu
 from repoanchor.evals.harness.projects import fetch_sdist
 from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.speed.bigstack import run_with_big_stack
-from repoanchor.perturb.transforms import SPT_IDS
+from repoanchor.perturb.transforms import SPT_IDS, get_transform_class
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 
 
@@ -90,6 +91,8 @@ def main(argv: list[str] | None = None) -> dict:
 
 def report(root: Path, files: list[str], args) -> dict:
     paths = [str(root / f) for f in files]
+    for transform in SPT_IDS:
+        get_transform_class(transform)  # imported once, before any timing (see the module docstring)
     base_1 = best(args.rounds, lambda: baseline(paths, 1))
     base_n = best(args.rounds, lambda: baseline(paths, args.workers))
     seeds = [args.seed] if args.transforms else range(args.seed, args.seed + args.draws)

@@ -24,6 +24,7 @@ from libcst._nodes.base import CSTNode
 
 from repoanchor.perturb.speed.codegen import MarkingState, code_for_node, emitting, module_code
 from repoanchor.perturb.speed.patching import ClassPatch
+from repoanchor.perturb.speed.prerendered import ROOTS, held, prerendered_codegen
 from repoanchor.perturb.traversal.walk import NODE_TYPES, children
 
 _HOLDER_CLASSES = (
@@ -105,6 +106,7 @@ class FileEmission:
             self._statements, default_indent=module.default_indent, default_newline=module.default_newline
         )
         state.fresh = {id(holder) for path in holders for holder in path} | {id(node) for node in nodes}
+        state.writes_prerendered = False  # a marked node may lie inside a registered expression
         state.spans.update((id(node), None) for node in nodes)
         with emitting(), _STATEMENTS_REUSED.applied():
             module._codegen(state)
@@ -135,7 +137,10 @@ def indented_blocks(module: cst.Module) -> list[cst.IndentedBlock]:
 
 
 class _ReusingState(MarkingState):
-    """A plain emission in which a kept statement is its kept code, unless `fresh` holds its id."""
+    """A plain emission writing a kept statement as its kept code (unless `fresh` holds its id), and a registered
+    expression as its registered code (`prerendered`)."""
+
+    writes_prerendered = True
 
     def __init__(self, known: dict[int, _Statement], **kwargs) -> None:
         super().__init__(**kwargs)
@@ -232,13 +237,14 @@ def _reusing_codegen(self, state, **kwargs) -> None:
 
 
 _REUSING_STATES = frozenset({_ReusingState, _KeepingState})
-_STATEMENTS_REUSED = ClassPatch((cst.BaseStatement, "_codegen", _reusing_codegen))
+_EXPRESSIONS_REUSED = ((kind, "_codegen", prerendered_codegen) for kind in ROOTS)
+_STATEMENTS_REUSED = ClassPatch((cst.BaseStatement, "_codegen", _reusing_codegen), *_EXPRESSIONS_REUSED)
 
 
 @contextmanager
 def emissions_held() -> Iterator[None]:
     """Both swaps the emissions of this module make (`emitting`, statements reused), held over a whole file's
     passes by the engine: each emission then only counts itself in, where making and undoing the swaps each time
-    would also empty the interpreter's method caches for every LibCST class."""
-    with emitting(), _STATEMENTS_REUSED.applied():
+    would also empty the interpreter's method caches for every LibCST class. Registered expressions go as it ends."""
+    with emitting(), _STATEMENTS_REUSED.applied(), held():
         yield

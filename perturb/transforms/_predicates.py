@@ -24,6 +24,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from repoanchor.perturb.speed.codegen import code_for_node
+from repoanchor.perturb.speed.prerendered import prerender
 
 COMPARE: dict[str, tuple[Callable[[object, object], bool], type[cst.BaseCompOp]]] = {
     "<": (operator.lt, cst.LessThan),
@@ -40,15 +41,19 @@ _ALNUM = string.ascii_lowercase + string.digits
 
 
 def opaque(rng: random.Random, value: bool = True, depth: int | None = None) -> cst.BaseExpression:
-    """A literal-only expression that evaluates to `value`."""
-    return _expand(rng, value, rng.randint(1, 2) if depth is None else depth)
+    """A literal-only expression that evaluates to `value`, registered with its code (`speed/prerendered.py`)."""
+    return prerender(*_expand(rng, value, rng.randint(1, 2) if depth is None else depth))
 
 
 def opaque_source(rng: random.Random, value: bool = True, depth: int | None = None) -> str:
     return code_for_node(opaque(rng, value, depth))
 
 
-def _expand(rng: random.Random, value: bool, depth: int, parens: bool = False) -> cst.BaseExpression:
+Built = tuple[cst.BaseExpression, str]
+"""A node and its code, made together: the code is what LibCST emits for the node (new nodes' default spacing)."""
+
+
+def _expand(rng: random.Random, value: bool, depth: int, parens: bool = False) -> Built:
     """`parens`: an operand, parenthesised unless a bare keyword (built so, not copied: a node is validated
     whenever it is made)."""
     if depth <= 0:
@@ -56,24 +61,29 @@ def _expand(rng: random.Random, value: bool, depth: int, parens: bool = False) -
     wrap = _parens(parens)
     form = rng.randrange(5)
     if form == 0:
-        return cst.UnaryOperation(cst.Not(), _expand(rng, not value, depth - 1, parens=True), **wrap)
+        inner, code = _expand(rng, not value, depth - 1, parens=True)
+        return cst.UnaryOperation(cst.Not(), inner, **wrap), _enclosed(f"not {code}", parens)
     if form == 1:  # or: at least one side carries the truth
         left, right = rng.choice([(True, True), (True, False), (False, True)]) if value else (False, False)
-        first, second = _operands(rng, left, right, depth)
-        return cst.BooleanOperation(first, cst.Or(), second, **wrap)
+        return _joined(cst.BooleanOperation, cst.Or(), "or", _operands(rng, left, right, depth), wrap)
     if form == 2:
         left, right = (True, True) if value else rng.choice([(False, False), (True, False), (False, True)])
-        first, second = _operands(rng, left, right, depth)
-        return cst.BooleanOperation(first, cst.And(), second, **wrap)
+        return _joined(cst.BooleanOperation, cst.And(), "and", _operands(rng, left, right, depth), wrap)
     left = rng.random() < 0.5
     if form == 3:
-        first, second = _operands(rng, left, left != value, depth)
-        return cst.BinaryOperation(first, cst.BitXor(), second, **wrap)
-    first, second = _operands(rng, left, left == value, depth)
-    return cst.Comparison(first, [cst.ComparisonTarget(cst.Equal(), second)], **wrap)
+        return _joined(cst.BinaryOperation, cst.BitXor(), "^", _operands(rng, left, left != value, depth), wrap)
+    (first, first_code), (second, second_code) = _operands(rng, left, left == value, depth)
+    node = cst.Comparison(first, [cst.ComparisonTarget(cst.Equal(), second)], **wrap)
+    return node, _enclosed(f"{first_code} == {second_code}", parens)
 
 
-def _operands(rng: random.Random, left: bool, right: bool, depth: int) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+def _joined(kind: type, operator: cst.CSTNode, symbol: str, operands: tuple[Built, Built], wrap: dict) -> Built:
+    """A two-operand node and its code; `wrap`: its parenthesis fields (`_parens`), if any."""
+    (first, first_code), (second, second_code) = operands
+    return kind(first, operator, second, **wrap), _enclosed(f"{first_code} {symbol} {second_code}", bool(wrap))
+
+
+def _operands(rng: random.Random, left: bool, right: bool, depth: int) -> tuple[Built, Built]:
     return _expand(rng, left, depth - 1, parens=True), _expand(rng, right, depth - 1, parens=True)
 
 
@@ -82,21 +92,28 @@ def _parens(wanted: bool = True) -> dict[str, list]:
     return {"lpar": [cst.LeftParen()], "rpar": [cst.RightParen()]} if wanted else {}
 
 
-def _int(value: int) -> cst.BaseExpression:
+def _enclosed(code: str, parens: bool) -> str:
+    return f"({code})" if parens else code
+
+
+def _int(value: int) -> Built:
     literal = cst.Integer(str(abs(value)))
-    return cst.UnaryOperation(cst.Minus(), literal) if value < 0 else literal
+    return (cst.UnaryOperation(cst.Minus(), literal), f"-{abs(value)}") if value < 0 else (literal, str(value))
 
 
-def _leaf(rng: random.Random, value: bool, parens: bool = False) -> cst.BaseExpression:
+def _leaf(rng: random.Random, value: bool, parens: bool = False) -> Built:
     if rng.random() < 0.25:
-        return cst.Name(str(value))
-    left, op, right, truth = rng.choice((_int_atom, _str_atom, _bitwise_atom, _arith_atom))(rng)
+        return cst.Name(str(value)), str(value)
+    (left, left_code), op, (right, right_code), truth = rng.choice((_int_atom, _str_atom, _bitwise_atom, _arith_atom))(
+        rng
+    )
     if truth != value:
         op = NEGATED[op]
-    return cst.Comparison(left, [cst.ComparisonTarget(COMPARE[op][1](), right)], **_parens(parens))
+    node = cst.Comparison(left, [cst.ComparisonTarget(COMPARE[op][1](), right)], **_parens(parens))
+    return node, _enclosed(f"{left_code} {op} {right_code}", parens)
 
 
-Atom = tuple[cst.BaseExpression, str, cst.BaseExpression, bool]
+Atom = tuple[Built, str, Built, bool]
 
 
 def _int_atom(rng: random.Random) -> Atom:
@@ -108,7 +125,12 @@ def _str_atom(rng: random.Random) -> Atom:
     a = "".join(rng.choice(_ALNUM) for _ in range(rng.randint(1, 8)))
     b = rng.choice([a, a[::-1], "".join(rng.choice(_ALNUM) for _ in range(rng.randint(1, 8)))])
     op = rng.choice(["==", "!="])
-    return cst.SimpleString(repr(a)), op, cst.SimpleString(repr(b)), COMPARE[op][0](a, b)
+    return (cst.SimpleString(repr(a)), repr(a)), op, (cst.SimpleString(repr(b)), repr(b)), COMPARE[op][0](a, b)
+
+
+def _operation(a: int, symbol: str, b: int, node: type) -> Built:
+    (left, left_code), (right, right_code) = _int(a), _int(b)
+    return cst.BinaryOperation(left, node(), right, **_parens()), f"({left_code} {symbol} {right_code})"
 
 
 def _bitwise_atom(rng: random.Random) -> Atom:
@@ -116,7 +138,7 @@ def _bitwise_atom(rng: random.Random) -> Atom:
     compute, node = BITWISE[sym]
     result = compute(a, b)
     expected = result + rng.choice([0, 0, 1, -1, 2])
-    return cst.BinaryOperation(_int(a), node(), _int(b), **_parens()), "==", _int(expected), result == expected
+    return _operation(a, sym, b, node), "==", _int(expected), result == expected
 
 
 def _arith_atom(rng: random.Random) -> Atom:
@@ -125,4 +147,4 @@ def _arith_atom(rng: random.Random) -> Atom:
     result = compute(a, b)
     op = rng.choice(list(COMPARE))
     bound = result + rng.randint(-5, 5)
-    return cst.BinaryOperation(_int(a), node(), _int(b), **_parens()), op, _int(bound), COMPARE[op][0](result, bound)
+    return _operation(a, sym, b, node), op, _int(bound), COMPARE[op][0](result, bound)
