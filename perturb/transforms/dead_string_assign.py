@@ -32,7 +32,7 @@ import libcst as cst
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTransform
-from repoanchor.perturb.transform_checks import introspection_in, is_docstring
+from repoanchor.perturb.transform_checks import introspection_in, is_docstring, may_introspect
 
 TERMINAL = (cst.Return, cst.Raise, cst.Break, cst.Continue)
 Block = cst.IndentedBlock | cst.SimpleStatementSuite
@@ -89,10 +89,11 @@ class _Collector(SiteCollector):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
+        self.introspects = may_introspect(ctx.known_code)  # else no function needs walking for it
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         super().visit_FunctionDef(node)
-        found = introspection_in(node)
+        found = introspection_in(node) if self.introspects else None
         if found:
             self.ctx.skip(f"introspection: {found} could observe the new local", self.label(node))
         else:

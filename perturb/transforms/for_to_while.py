@@ -47,7 +47,7 @@ from repoanchor.perturb.bindings import unless_rebound
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTransform
-from repoanchor.perturb.transform_checks import introspection_in
+from repoanchor.perturb.transform_checks import introspection_in, may_introspect
 from repoanchor.perturb.traversal.walk import walk
 
 BUILTINS = ("iter", "next", "StopIteration")
@@ -61,6 +61,7 @@ class _Collector(SiteCollector):
         self.ctx = ctx
         self.owners: list[cst.FunctionDef | cst.ClassDef] = []
         self.introspection: dict[int, str | None] = {}
+        self.introspects = may_introspect(ctx.known_code)  # else no function needs walking for it
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool | None:
         self.owners.append(node)
@@ -91,7 +92,7 @@ class _Collector(SiteCollector):
         owner = self.owners[-1] if self.owners else None
         if isinstance(owner, cst.ClassDef):
             return "class body: new loop names would become class attributes"
-        if owner is not None and id(owner) not in self.introspection:
+        if owner is not None and self.introspects and id(owner) not in self.introspection:
             self.introspection[id(owner)] = introspection_in(owner)
         found = self.introspection.get(id(owner))
         if found:
