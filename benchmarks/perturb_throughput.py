@@ -8,8 +8,8 @@ same cores, including the tree copy and the cross-interpreter compile checks (be
 3 of the 14 SPTs) and reports each ratio, the worst and the median. Each draw's ratio is to a floor
 timed right before it (the load of a shared machine drifts over the run); the ratio to the run's first
 floor is reported beside it. Every transform's module is imported before any timing: an import is paid once per
-process, not per variant (libcst.matchers alone takes 0.6 s), and the first draw would carry it. `--files K` keeps K evenly
-spaced modules for a quicker run (the report says how many). Usage:
+process, not per variant (libcst.matchers alone takes 0.6 s), and the first draw would carry it. `--files K` keeps
+K evenly spaced modules for a quicker run (the report says how many). Usage:
 
     python benchmarks/perturb_throughput.py [--seed 0] [--draws 10] [--transforms a b c] [--workers 2]
 """

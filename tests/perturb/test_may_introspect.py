@@ -14,9 +14,9 @@ from repoanchor.perturb.transform_checks import (
     introspection_in,
     may_introspect,
 )
+from tests.support.modules import repository_sources
 
-ROOT = Path(__file__).parents[2]
-SOURCES = sorted((ROOT / "perturb").rglob("*.py")) + sorted((Path(__file__).parent / "cases").rglob("*.py"))
+SOURCES = repository_sources()
 FOUND = [
     "def f():\n    return locals()\n",
     "def f(x):\n    return eval (x)\n",

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import libcst as cst
 import pytest
 
 from repoanchor.perturb.speed.parsing import parse_source
+from tests.support.modules import repository_sources
 
-ROOT = Path(__file__).parents[2]
-SOURCES = sorted((ROOT / "perturb").rglob("*.py")) + sorted((Path(__file__).parent / "cases").rglob("*.py"))
+SOURCES = repository_sources()
 ODD = [
     "x = 1\r\ny = (\r\n  2)\r\n",
     "if a:\n\tb = [\n\t\t1,\n\t]\n\tc = f'{b!r:>{a}}'\n",

@@ -10,6 +10,12 @@ import libcst as cst
 from repoanchor.perturb.speed.codegen import MarkingState, emitting
 
 
+def repository_sources() -> list[Path]:
+    """This repository's own perturb/ modules and the transforms' test cases: real Python of every shape."""
+    root = Path(__file__).parents[2]
+    return sorted((root / "perturb").rglob("*.py")) + sorted((root / "tests" / "perturb" / "cases").rglob("*.py"))
+
+
 def named_modules(paths: Iterable[Path], texts: Iterable[str], label: str) -> list[tuple[str, cst.Module]]:
     """(file name, module) for each path, then (f"{label}-{index}", module) for each text."""
     found = [(path.name, cst.parse_module(path.read_bytes())) for path in paths]
