@@ -12,6 +12,7 @@ file's emissions end, so nothing outlives the file; built outside `held`, a pred
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -23,19 +24,22 @@ ROOTS = (cst.UnaryOperation, cst.BooleanOperation, cst.BinaryOperation, cst.Comp
 
 _REGISTERED: dict[int, tuple[cst.CSTNode, str]] = {}
 _held = 0
+_lock = threading.Lock()  # files transformed on two threads at once share the count
 
 
 @contextmanager
 def held() -> Iterator[None]:
-    """Registration is open inside (re-entrant); the registry empties as the outermost block ends."""
+    """Registration is open inside (re-entrant, in any thread); the registry empties as the last block ends."""
     global _held
-    _held += 1
+    with _lock:
+        _held += 1
     try:
         yield
     finally:
-        _held -= 1
-        if not _held:
-            _REGISTERED.clear()
+        with _lock:
+            _held -= 1
+            if not _held:
+                _REGISTERED.clear()
 
 
 def prerender(node: cst.BaseExpression, code: str) -> cst.BaseExpression:

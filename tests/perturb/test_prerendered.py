@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 
 import libcst as cst
 import pytest
@@ -71,3 +72,22 @@ def _walk(node: cst.CSTNode):
     yield node
     for child in node.children:
         yield from _walk(child)
+
+
+def test_the_registry_empties_when_the_last_thread_is_done():
+    entered, release = threading.Event(), threading.Event()
+
+    def other_file():
+        with held():
+            entered.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=other_file)
+    thread.start()
+    entered.wait(10)
+    with held():
+        opaque(random.Random(1), True)
+    assert len(prerendered._REGISTERED) == 1  # the other thread's file is still being transformed
+    release.set()
+    thread.join(10)
+    assert not prerendered._REGISTERED
