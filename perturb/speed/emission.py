@@ -237,7 +237,7 @@ def _reusing_codegen(self, state, **kwargs) -> None:
 
 
 _REUSING_STATES = frozenset({_ReusingState, _KeepingState})
-_EXPRESSIONS_REUSED = ((kind, "_codegen", prerendered_codegen) for kind in ROOTS)
+_EXPRESSIONS_REUSED = tuple((kind, "_codegen", prerendered_codegen) for kind in ROOTS)
 _STATEMENTS_REUSED = ClassPatch((cst.BaseStatement, "_codegen", _reusing_codegen), *_EXPRESSIONS_REUSED)
 
 
