@@ -16,7 +16,10 @@ from repoanchor.scaffolds.steps.shell import ShellParseError, SimpleCommand, spl
 PHASE = {"search": "explore", "read": "explore", "edit": "edit", "test": "test", "other": "other"}
 # STEPS.md: a compound command takes the label of its highest-priority part.
 PRIORITY = ("edit", "test", "search", "read", "other")
-SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
+SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT", "MICRO_SWE_AGENT_FINAL_OUTPUT")
+"""mini-swe-agent's submit commands: 2.x, 1.x, and 0.x (still named micro-swe-agent)."""
+SUBMIT_COMMAND = re.compile(r"submit(?:\s|$)")
+"""SWE-agent's own submit command, bare or with an argument (`submit 'flag{...}'` in its CTF demonstrations)."""
 HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
 
 
@@ -77,7 +80,7 @@ def classify(tool: str, command_or_input: str) -> Label:
 
 
 def classify_shell(text: str) -> Label:
-    if any(marker in text for marker in SUBMIT_MARKERS) or text.strip() == "submit":
+    if any(marker in text for marker in SUBMIT_MARKERS) or SUBMIT_COMMAND.match(text.strip()):
         return _label("other", text.strip().splitlines()[0], "submit")
     try:
         commands = split_commands(text)
@@ -91,16 +94,40 @@ def classify_shell(text: str) -> Label:
 
 
 def _fallback(text: str) -> Label:
-    """Unparseable shell (e.g. unbalanced quotes): scan tokens for known commands."""
-    best = _label("other", text, "unparsed-fallback")
+    """Unparseable shell (e.g. unbalanced quotes): the command word that starts each part, where parts are cut at
+    `&&`, `||`, `;`, `|`, newlines and `$(`/backquote openings. Words inside an argument (a sed script, a quoted
+    message) are not commands: scanning every token labelled `sed -i '...which...'` a search."""
     if re.search(r"(?<![0-9&<>])>>?\s*(?!/dev/null|&)[\w./'\"]", text):
         return _label("edit", ">", "unparsed-fallback")
-    for tok in re.split(r"[\s|;&()`'\"]+", text):
-        name = _base(tok)
-        cat = _table(name)
+    best = _label("other", text, "unparsed-fallback")
+    for part in _UNPARSED_PARTS.split(text):
+        words = _without_prefixes([w.strip("'\"()`{}") for w in part.split()])
+        if not words or not words[0]:
+            continue
+        cat = _unparsed_category(_base(words[0]), words[1:])
         if cat and PRIORITY.index(cat) < PRIORITY.index(best.category):
-            best = _label(cat, tok, "unparsed-fallback")
+            best = _label(cat, part, "unparsed-fallback")
     return best
+
+
+_UNPARSED_PARTS = re.compile(r"&&|\|\||[;|\n]|\$\(|`")
+
+
+def _without_prefixes(words: list[str]) -> list[str]:
+    """The words from the command itself on: variable assignments and wrappers (`timeout 60`, `sudo`) dropped."""
+    while words and (re.match(r"^\w+=", words[0]) or words[0] in WRAPPERS):
+        wrapper = words.pop(0)
+        if words and wrapper == "timeout" and re.fullmatch(r"[\d.]+[smh]?", words[0]):
+            words.pop(0)
+    return words
+
+
+def _unparsed_category(name: str, args: list[str]) -> str | None:
+    if name in ("sed", "perl") and any(re.fullmatch(r"-[a-zA-Z]*i\S*|--in-place\S*", a) for a in args):
+        return "edit"
+    if name == "git" and args:
+        return GIT.get(args[0], "other")
+    return _table(name)
 
 
 def _table(name: str) -> str | None:
@@ -118,11 +145,7 @@ def _command(cmd: SimpleCommand) -> Label | None:
     for target in cmd.writes:
         if target not in HARMLESS_TARGETS:
             return _label("edit", f"> {target}", "redirect-write")
-    words = list(cmd.words)
-    while words and (re.match(r"^\w+=", words[0]) or words[0] in WRAPPERS):
-        words.pop(0)
-        if words and cmd.words[0] == "timeout" and re.fullmatch(r"[\d.]+[smh]?", words[0]):
-            words.pop(0)
+    words = _without_prefixes(list(cmd.words))
     if not words or words == ["__SUBST__"]:
         return None
     return _words(words, cmd)

@@ -131,6 +131,18 @@ CASES = [
     ("bash", "grep -n 'foo a.py", "search", "unparsed-fallback"),
     ("bash", "echo 'x > a.txt", "edit", "unparsed-fallback"),
     ("bash", 'frobnicate "oops', "other", "unparsed-fallback"),
+    # a real DeepSeek step: `\'` does not escape inside single quotes, so the quoting never closes; the words of
+    # the sed script (`which`, `from`) are not commands, the command is an in-place edit
+    ("bash", "sed -i '2c\\    # of verbose_name (which may be the model\\'s one)' ./a.py", "edit", "unparsed-fallback"),
+    ("bash", "perl -pi -e 's/it\\'s/its/' a.py", "edit", "unparsed-fallback"),
+    ("bash", "echo 'which cat is it", "other", "unparsed-fallback"),
+    ("bash", "cd /testbed && grep -rn 'it's' .", "search", "unparsed-fallback"),
+    ("bash", "x=$(git diff 'a) && echo $x", "read", "unparsed-fallback"),
+    ("bash", "timeout 60 python -m pytest -k 'a", "test", "unparsed-fallback"),
+    # submit commands: mini-swe-agent 0.x (then micro-swe-agent), SWE-agent's own with an argument
+    ("bash", "echo MICRO_SWE_AGENT_FINAL_OUTPUT && git add -A && git diff --cached", "other", "submit"),
+    ("bash", "submit 'flag{hidden}'", "other", "submit"),
+    ("bash", "submitter --all", "other", "unknown-command"),
 ]
 
 
