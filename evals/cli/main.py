@@ -50,7 +50,8 @@ def steps(
 
     The rubric, with every command pattern and the priority rule for compound commands, is docs/STEPS.md in
     the repository. A file that cannot be read is named on stderr and the others are still classified; the
-    exit code is 1 when any file failed, 2 when none could be read.
+    exit code is 1 when any file failed, 2 when none could be read. What a reader left out of a readable file
+    (a line of plain text in an OpenCode stream, a last line cut off) is a `note:` on stderr.
 
     Examples:
 
@@ -75,6 +76,8 @@ def steps(
         for row in result.rows:
             table.add_row(*(str(row[c])[:80] for c in COLUMNS[:6]))
         Console().print(table)
+    for note in result.notes:
+        typer.echo(f"note: {note}", err=True)
     for error in result.errors:
         typer.echo(f"error: {error}", err=True)
     raise typer.Exit(0 if not result.errors else 1 if result.rows else 2)

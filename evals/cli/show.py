@@ -35,10 +35,11 @@ def step_lines(action, output_lines: int) -> list[str]:
 
     text = action_text(action)
     label = classify(action.tool, text)
-    command = text.splitlines() or [""]
+    command = text.rstrip().splitlines() or [""]  # a command ending in a newline is still one line
     more = f"  (+{len(command) - 1} lines)" if len(command) > 1 else ""
     lines = [f"#{action.index:<3} {label.phase:<8}{label.category:<7} {action.tool}: {clip(command[0])}{more}"]
     status = "tool error" if action.tool_error else f"exit {action.exit_code}" if action.exit_code is not None else ""
+    status = status or ("exit code not recorded" if action.output_excerpt.strip() else "")
     output = [line for line in action.output_excerpt.splitlines() if line.strip()]
     shown = [clip(line) for line in output[:output_lines]]
     if len(output) > output_lines:
@@ -66,14 +67,20 @@ def show_command(
     """
     from repoanchor.evals.analysis.steps_frame import collect
     from repoanchor.scaffolds.trajectories.readers import read_trajectory
+    from repoanchor.scaffolds.trajectories.trajectory import TrajectoryError
 
     files, errors = collect([run])
     if errors:
         raise typer.BadParameter(str(errors[0]), param_hint="RUN")
     for path in files:
-        trajectory = read_trajectory(path)
+        try:
+            trajectory = read_trajectory(path)
+        except TrajectoryError as error:  # bad input, as for `steps`: one line, exit 2
+            raise typer.BadParameter(str(error), param_hint="RUN") from None
         typer.echo(f"== {path}")
         typer.echo(header(trajectory))
+        for note in trajectory.notes:
+            typer.echo(f"note: {note}")
         for action in trajectory.actions:
             typer.echo("\n".join(step_lines(action, output_lines)))
         typer.echo("")

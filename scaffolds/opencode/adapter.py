@@ -234,14 +234,16 @@ def _export(process, session_id: str, out: Path) -> None:
 
 
 def _trajectory(out: Path) -> normalised.Trajectory:
-    """The normalised trajectory from the export, else from the event stream (even an empty one)."""
+    """The normalised trajectory from the export, else from the event stream; an empty one, noting why, when
+    neither can be read."""
+    unread = []
     for name in (EXPORT_FILE, EVENTS_FILE):
         if (out / name).is_file():
             try:
                 return read_trajectory(out / name)
-            except TrajectoryError:
-                continue
-    return read_opencode_events(out / EVENTS_FILE, [])
+            except TrajectoryError as error:
+                unread.append(f"not read: {error}")
+    return read_opencode_events(out / EVENTS_FILE, []).model_copy(update={"notes": unread})
 
 
 def _tail(out: Path) -> str:

@@ -16,7 +16,11 @@ from repoanchor.scaffolds.steps.shell import ShellParseError, SimpleCommand, spl
 PHASE = {"search": "explore", "read": "explore", "edit": "edit", "test": "test", "other": "other"}
 # STEPS.md: a compound command takes the label of its highest-priority part.
 PRIORITY = ("edit", "test", "search", "read", "other")
-SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT", "MICRO_SWE_AGENT_FINAL_OUTPUT")
+SUBMIT_MARKERS = (
+    "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
+    "MINI_SWE_AGENT_FINAL_OUTPUT",
+    "MICRO_SWE_AGENT_FINAL_OUTPUT",
+)
 """mini-swe-agent's submit commands: 2.x, 1.x, and 0.x (still named micro-swe-agent)."""
 SUBMIT_COMMAND = re.compile(r"submit(?:\s|$)")
 """SWE-agent's own submit command, bare or with an argument (`submit 'flag{...}'` in its CTF demonstrations)."""

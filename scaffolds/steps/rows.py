@@ -19,6 +19,8 @@ COLUMNS = ("file", "step_index", "tool", "command", "category", "phase", "decide
 class StepRows(NamedTuple):
     rows: list[dict]
     errors: list[TrajectoryError]
+    notes: list[str] = []
+    """What a reader left out of a readable file (`Trajectory.notes`), each after the file's path."""
 
 
 def action_text(action: Action) -> str:
@@ -47,4 +49,5 @@ def step_rows(paths: list[str | Path]) -> StepRows:
                     "rule": label.rule,
                 }
             )
-    return StepRows(rows, list(batch.errors))
+    notes = [f"{trajectory.source_path}: {note}" for trajectory in batch.trajectories for note in trajectory.notes]
+    return StepRows(rows, list(batch.errors), notes)

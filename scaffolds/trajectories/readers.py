@@ -53,9 +53,12 @@ def read_trajectory(path: str | Path) -> Trajectory:
     except RecursionError:
         raise TrajectoryError(path, "JSON nested too deeply to read") from None
     except json.JSONDecodeError as exc:
-        # A JSON-lines event stream fails as one document with "Extra data" right after its first line.
-        if exc.msg == "Extra data":
-            return read_opencode_events(path, _json_lines(path, text))
+        # A JSON-lines event stream fails as one document with "Extra data" right after its first line, or at
+        # once where the CLI printed a line of plain text (a warning) before its events.
+        if exc.msg == "Extra data" or _text_then_events(text):
+            events, notes = _json_lines(path, text)
+            trajectory = read_opencode_events(path, events)
+            return trajectory.model_copy(update={"notes": notes}) if notes else trajectory
         raise TrajectoryError(path, _describe_json_error(exc, text)) from exc
     try:
         return _read_document(path, document)
@@ -73,19 +76,46 @@ def _describe_json_error(exc: json.JSONDecodeError, text: str) -> str:
     return f"not valid JSON at {where}: {exc.msg}"
 
 
-def _json_lines(path: Path, text: str) -> list[Any]:
-    """Parse one JSON value per non-blank line; a bad line (e.g. a half-written last one) is an error."""
-    values = []
-    for line_number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+def _json_lines(path: Path, text: str) -> tuple[list[Any], list[str]]:
+    """One JSON value per non-blank line, and notes on the lines left out: a line of plain text (OpenCode prints
+    some warnings to stdout, between its events) and a last line cut off mid-write (a run that crashed). A line
+    that starts as JSON and is broken anywhere else is an error: the stream itself is damaged."""
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    values, notes = [], []
+    for position, (number, line) in enumerate(lines):
         try:
             values.append(json.loads(line))
         except RecursionError:
-            raise TrajectoryError(path, f"line {line_number}: JSON nested too deeply to read") from None
+            raise TrajectoryError(path, f"line {number}: JSON nested too deeply to read") from None
         except json.JSONDecodeError as exc:
-            raise TrajectoryError(path, f"line {line_number} is not valid JSON (truncated stream?): {exc.msg}") from exc
-    return values
+            if not line.lstrip().startswith(("{", "[")):
+                notes.append(f"line {number} is not a JSON event, left out: {line.strip()[:NOTE_CHARS]}")
+            elif position == len(lines) - 1 and values:
+                notes.append(f"line {number}, the last, is cut off ({exc.msg}), left out")
+            else:
+                raise TrajectoryError(path, f"line {number} is not valid JSON (truncated stream?): {exc.msg}") from exc
+    return values, notes
+
+
+NOTE_CHARS = 160
+
+
+def _text_then_events(text: str) -> bool:
+    """A stream whose first line is plain text: no line starts as JSON but is not an event (a pretty-printed
+    document's first line, `{`, is not one), and some line is an event (an object with a string `type`)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    events = False
+    for position, line in enumerate(lines):
+        if not line.lstrip().startswith(("{", "[")):
+            continue
+        try:
+            value = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            if position < len(lines) - 1:
+                return False
+            continue  # a last line cut off mid-write: `_json_lines` notes it
+        events = events or (isinstance(value, dict) and isinstance(value.get("type"), str))
+    return events
 
 
 def _read_document(path: Path, document: Any) -> Trajectory:

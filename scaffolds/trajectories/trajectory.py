@@ -131,6 +131,9 @@ class Trajectory(BaseModel):
     """Every model response kept in the source, in order."""
     actions: list[Action] = Field(default_factory=list)
     """Every executed tool call, in order; the step parser classifies these."""
+    notes: list[str] = Field(default_factory=list)
+    """What the reader left out of the source, and why (a line of an OpenCode stream that is not a JSON event,
+    such as a warning the CLI printed to stdout; a last line cut off mid-write). Empty when nothing was."""
 
 
 def total_or_none(values: list[int | None]) -> int | None:

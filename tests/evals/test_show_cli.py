@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from repoanchor.evals.cli.main import app
+from repoanchor.scaffolds.trajectories.readers import read_trajectory
 from repoanchor.scaffolds.trajectories.trajectory import Action, ModelTurn, Trajectory, save
 
 COMMANDS = [
@@ -74,3 +75,43 @@ def test_steps_help_names_the_phases_and_links_the_shipped_rubric():
     assert "is docs/STEPS.md in the repository" in shown
     assert "repoanchor steps runs/matrix/units --jsonl" in shown
     assert (Path(__file__).parents[2] / "docs" / "STEPS.md").read_text().startswith("# Step classification rubric")
+
+
+def test_show_on_a_file_that_is_not_a_trajectory_is_bad_input(tmp_path: Path):
+    bad = tmp_path / "run.events.jsonl"
+    bad.write_text("not json at all\n")
+    result = CliRunner().invoke(app, ["show", str(bad)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [
+        f"error: Invalid value for RUN: {bad}: not valid JSON at line 1 column 1: Expecting value"
+    ]
+
+
+def test_a_step_without_exit_code_says_so_and_a_trailing_newline_is_no_second_line(tmp_path: Path):
+    """SWE-agent and OpenHands record no exit code for some actions; SWE-agent's end in a newline."""
+    action = Action(index=0, tool="bash", command="open calc/core.py 29\n", output_excerpt="[File: a.py]", turn_index=0)
+    trajectory = Trajectory(source_format="swe-agent", turns=[ModelTurn(index=0, n_actions=1)], actions=[action])
+    save(trajectory, tmp_path / "trajectory.json")
+    result = CliRunner().invoke(app, ["show", str(tmp_path / "trajectory.json"), "--output-lines", "0"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[2:] == [
+        "#0   other   other   bash: open calc/core.py 29",
+        "     ↳ exit code not recorded",
+        "       … 1 more lines",
+        "",
+    ]
+
+
+def test_show_and_steps_name_the_lines_a_reader_left_out(tmp_path: Path):
+    """An OpenCode stream with a warning OpenCode printed to stdout before its events: read, and said."""
+    stream = tmp_path / "opencode.events.jsonl"
+    fixture = Path(__file__).parents[1] / "scaffolds" / "fixtures" / "opencode-run-events.jsonl"
+    stream.write_text("Warning: permission rejected\n" + fixture.read_text())
+    shown = CliRunner().invoke(app, ["show", str(stream)])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines()[2] == "note: line 1 is not a JSON event, left out: Warning: permission rejected"
+    labelled = CliRunner().invoke(app, ["steps", str(stream), "--jsonl"])
+    assert labelled.exit_code == 0, labelled.output
+    note = f"note: {stream}: line 1 is not a JSON event, left out: Warning: permission rejected"
+    assert labelled.stderr.splitlines() == [note]
+    assert len(labelled.stdout.splitlines()) == len(read_trajectory(fixture).actions) == 5

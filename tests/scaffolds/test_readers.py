@@ -258,14 +258,61 @@ def test_opencode_session_export():
     assert [turn.n_actions for turn in trajectory.turns] == [2, 1, 0]
 
 
-@pytest.mark.parametrize("fixture", ["opencode-export.json", "opencode-run-events.jsonl"])
-def test_truncated_file_raises_naming_the_file(tmp_path: Path, fixture: str):
-    text = (FIXTURES / fixture).read_text()
-    cut = tmp_path / f"cut-{fixture}"
+def test_truncated_document_raises_naming_the_file(tmp_path: Path):
+    text = (FIXTURES / "opencode-export.json").read_text()
+    cut = tmp_path / "cut-opencode-export.json"
     cut.write_text(text[: len(text) // 2])
     with pytest.raises(TrajectoryError, match="truncated") as caught:
         read_trajectory(cut)
     assert str(cut) in str(caught.value)
+
+
+def _stream_lines() -> list[str]:
+    return (FIXTURES / "opencode-run-events.jsonl").read_text().splitlines()
+
+
+def test_a_stream_cut_mid_line_keeps_every_event_before_it_and_says_so(tmp_path: Path):
+    """A run that crashed while OpenCode wrote a line: the steps it took are kept, the cut line is noted."""
+    lines = _stream_lines()
+    whole = read_trajectory(FIXTURES / "opencode-run-events.jsonl")
+    last_action = max(i for i, line in enumerate(lines) if '"tool_use"' in line)
+    cut = tmp_path / "cut.events.jsonl"
+    cut.write_text("\n".join(lines[:last_action] + [lines[last_action][:40]]) + "\n")
+    trajectory = read_trajectory(cut)
+    assert [a.command for a in trajectory.actions] == [a.command for a in whole.actions][:-1]
+    (note,) = trajectory.notes
+    assert note.startswith(f"line {last_action + 1}, the last, is cut off (")
+    assert note.endswith("), left out")
+    assert whole.notes == []
+
+
+@pytest.mark.parametrize("at", [0, 3])
+def test_plain_text_lines_in_a_stream_are_left_out_with_a_note(tmp_path: Path, at: int):
+    """OpenCode prints some warnings (a rejected permission, a provider error) to stdout among its events."""
+    lines = _stream_lines()
+    warned = tmp_path / "warned.events.jsonl"
+    warned.write_text("\n".join(lines[:at] + ["ProviderModelNotFoundError: ProviderModelNotFoundError"] + lines[at:]))
+    trajectory = read_trajectory(warned)
+    whole = read_trajectory(FIXTURES / "opencode-run-events.jsonl")
+    assert trajectory.actions == whole.actions
+    assert trajectory.notes == [
+        f"line {at + 1} is not a JSON event, left out: ProviderModelNotFoundError: ProviderModelNotFoundError"
+    ]
+
+
+def test_a_broken_line_inside_a_stream_raises_naming_the_line(tmp_path: Path):
+    lines = _stream_lines()
+    broken = tmp_path / "broken.events.jsonl"
+    broken.write_text("\n".join(lines[:3] + [lines[3][:30]] + lines[4:]))
+    with pytest.raises(TrajectoryError, match="line 4 is not valid JSON"):
+        read_trajectory(broken)
+
+
+def test_a_pretty_printed_document_cut_short_is_not_read_as_a_stream(tmp_path: Path):
+    cut = tmp_path / "pretty.traj.json"
+    cut.write_text('{\n  "messages": [\n    {"type": "message", "role": "user"}\n')
+    with pytest.raises(TrajectoryError, match="truncated"):
+        read_trajectory(cut)
 
 
 def test_non_json_and_unknown_json_raise_naming_the_file(tmp_path: Path):
@@ -385,3 +432,14 @@ def test_a_bare_message_list_reads_as_its_messages(tmp_path: Path, version: str)
     assert messages_only.format_errors == full.format_errors
     assert messages_only.instance_id is None
     assert messages_only.model is None
+
+
+def test_an_opencode_run_whose_files_cannot_be_read_has_an_empty_trajectory_that_says_why(tmp_path: Path):
+    from repoanchor.scaffolds.opencode.adapter import EVENTS_FILE, _trajectory
+
+    lines = _stream_lines()
+    (tmp_path / EVENTS_FILE).write_text("\n".join(lines[:2] + ["{broken"] + lines[2:]))
+    trajectory = _trajectory(tmp_path)
+    assert trajectory.actions == []
+    assert trajectory.notes == [f"not read: {tmp_path / EVENTS_FILE}: line 3 is not valid JSON (truncated stream?): "
+                                "Expecting property name enclosed in double quotes"]  # fmt: skip
