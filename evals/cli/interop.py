@@ -14,7 +14,7 @@ def import_command(
         Path,
         typer.Argument(
             help="A mini-swe-agent swebench batch folder (preds.json + <id>/<id>.traj.json), a SWE-agent run folder "
-            "(*.traj + preds.json or all_preds.jsonl) or an OpenHands output.jsonl."
+            "(*.traj + preds.json or all_preds.jsonl) or an OpenHands output.jsonl (or the folder holding it)."
         ),
     ],
     out: Annotated[Path, typer.Option(help="A new folder for the runs, laid out as `repoanchor eval` writes them.")],
@@ -64,6 +64,9 @@ def import_command(
         recorded = ", ".join(f"{name} ({count})" for name, count in summary["models_recorded"].items())
         typer.echo(f"warning: runs recorded several models: {recorded}; all are labelled {summary['model']!r} "
                    "(import each model's runs separately, or name the label with --model)", err=True)  # fmt: skip
+    if summary["patch_only"]:  # gradeable, but nothing to analyse: the step tables will not count them
+        typer.echo(f"note: {summary['patch_only']} run(s) have a predictions entry and no trajectory: imported as "
+                   "patches alone (graded, not in the step analysis)", err=True)  # fmt: skip
     typer.echo(json.dumps(summary, indent=1))
     raise typer.Exit(1 if problems else 0)
 

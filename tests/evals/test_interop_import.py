@@ -71,6 +71,11 @@ def test_real_mini_swe_agent_batches_import_and_load_as_a_matrix(tmp_path, versi
     assert (folder / "patch.diff").read_text() == f"patch of {next(iter(preds))}"
     assert units.loc["only__patch-1", "status"] == "done"
     assert pd.isna(units.loc["only__patch-1", "files_read"])
+    # the patch-only run keeps its predictions entry's model, and is counted and said
+    assert summary["models_recorded"]["m"] >= 1
+    assert "unknown" not in summary["models_recorded"]
+    assert summary["patch_only"] == 1
+    assert "note: 1 run(s) have a predictions entry and no trajectory" in result.stderr
 
 
 @pytest.mark.parametrize("flat", [False, True], ids=["swe-agent-1.x", "swe-agent-0.x"])
@@ -90,6 +95,32 @@ def test_swe_agent_runs_map_its_file_tools_to_explore_and_edit_steps(tmp_path, f
     assert trajectory["format_errors"] == 1
     assert trajectory["exit_status"] == "submitted"
     assert next((tmp_path / "out" / "units").glob("*o__p-2*/attempt-1/patch.diff")).read_text() == PATCH
+
+
+def test_swe_agent_0x_runs_take_their_model_from_the_runs_args_yaml(tmp_path):
+    """0.x's .traj has no replay_config and its predictions name the run, not the model: args.yaml says it."""
+    source = write_swe_agent_run(tmp_path / "runs" / "gpt4__dev__default__t-0.00", ["o__p-1", "o__p-2"], flat=True)
+    for path in source.glob("*.traj"):
+        document = json.loads(path.read_text())
+        del document["replay_config"]
+        path.write_text(json.dumps(document))
+    (source / "args.yaml").write_text("environment:\n  image_name: sweagent\nagent:\n  model:\n    model_name: gpt4\n")
+    result = invoke(tmp_path / "runs", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert (summary["model"], summary["models_recorded"]) == ("gpt4", {"gpt4": 2})
+    trajectory = json.loads(next((tmp_path / "out" / "units").glob("*o__p-1*/attempt-1/trajectory.json")).read_text())
+    assert trajectory["model"] == "gpt4"
+
+
+def test_openhands_evaluation_folder_imports_as_its_output_jsonl(tmp_path):
+    output = tmp_path / "eval_output" / "output.jsonl"
+    output.parent.mkdir()
+    output.write_text(json.dumps(openhands_row("o__p-1")) + "\n")
+    from_folder = invoke(output.parent, "--out", tmp_path / "a")
+    from_file = invoke(output, "--out", tmp_path / "b")
+    assert (from_folder.exit_code, from_file.exit_code) == (0, 0), from_folder.output
+    assert json.loads(from_folder.stdout)["units"] == json.loads(from_file.stdout)["units"] == {"done": 1}
 
 
 @pytest.mark.parametrize("pairs", [False, True], ids=["event-list", "action-observation-pairs"])

@@ -77,6 +77,7 @@ def write_layout(
         "out": str(out), "scaffold": batch.scaffold, "model": label,
         "models_recorded": dict(Counter(run.model or "unknown" for run in runs.values())),
         "condition": condition, "suites": [str(s) for s in suites], "units": dict(statuses),
+        "patch_only": sum(run.trajectory is None for run in runs.values()),
         "left_out": dict(sorted(left_out.items())), "problems": batch.problems,
     }  # fmt: skip
     write_atomic(out / "import.json", json.dumps(summary, indent=1))

@@ -23,7 +23,7 @@ def looks_like(source: Path) -> bool:
 def read_mini_batch(folder: Path) -> Batch:
     batch = Batch(scaffold=SCAFFOLD)
     preds = folder / "preds.json"
-    patches = read_predictions(preds, batch.problems) if preds.is_file() else {}
+    predictions = read_predictions(preds, batch.problems) if preds.is_file() else {}
     seen = set()
     for path in sorted(folder.rglob("*.traj.json")):
         try:
@@ -36,15 +36,19 @@ def read_mini_batch(folder: Path) -> Batch:
             batch.problems.append(f"{path}: instance_id: {instance!r} has another trajectory already; left out")
             continue
         seen.add(instance)
-        patch = patches[instance] if instance in patches else trajectory.submission or ""
+        prediction = predictions.get(instance)
+        patch = prediction.patch if prediction else trajectory.submission or ""
+        model = trajectory.model or (prediction.model if prediction else None)
         batch.runs.append(
             ImportedRun(
-                instance_id=instance, source=str(path), model=trajectory.model, patch=patch,
+                instance_id=instance, source=str(path), model=model, patch=patch,
                 exit_status=trajectory.exit_status, infra_error=infra_kind(trajectory.exit_status, patch),
                 cost=trajectory.cost, trajectory=trajectory, raw_files=[str(path)],
             )
         )  # fmt: skip
-    for instance, patch in sorted(patches.items()):
+    for instance, prediction in sorted(predictions.items()):
         if instance not in seen:
-            batch.runs.append(ImportedRun(instance_id=instance, source=str(preds), patch=patch))
+            batch.runs.append(
+                ImportedRun(instance_id=instance, source=str(preds), patch=prediction.patch, model=prediction.model)
+            )
     return batch

@@ -22,11 +22,17 @@ INFRA_WORDS = {"runtime": "runtime", "timeout": "timeout", "timed out": "timeout
                "maximum retries": "server_error", "ratelimit": "rate_limit", "rate limit": "rate_limit"}  # fmt: skip
 
 
+OUTPUT_FILE = "output.jsonl"
+"""What OpenHands' SWE-bench evaluation writes in its `eval_output_dir`."""
+
+
 def looks_like(source: Path) -> bool:
-    return source.is_file() and source.suffix == ".jsonl"
+    return (source.is_file() and source.suffix == ".jsonl") or (source.is_dir() and (source / OUTPUT_FILE).is_file())
 
 
 def read_openhands(path: Path) -> Batch:
+    """`path`: the output.jsonl, or the evaluation's output folder holding it."""
+    path = path / OUTPUT_FILE if path.is_dir() else path
     batch = Batch(scaffold=SCAFFOLD)
     for number, row in json_lines(path, batch.problems):
         if not isinstance(row, dict) or not isinstance(row.get("instance_id"), str):

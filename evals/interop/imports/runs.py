@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -81,15 +81,21 @@ def json_lines(path: Path, problems: list[str]) -> list[tuple[int, object]]:
     return values
 
 
-def read_predictions(path: Path, problems: list[str]) -> dict[str, str]:
-    """instance_id -> model_patch from SWE-bench predictions: a `preds.json` dict or list, or JSONL lines."""
+class Prediction(NamedTuple):
+    patch: str
+    model: str | None
+    """The entry's `model_name_or_path`, when it names one."""
+
+
+def read_predictions(path: Path, problems: list[str]) -> dict[str, Prediction]:
+    """instance_id -> its prediction, from SWE-bench predictions: a `preds.json` dict or list, or JSONL lines."""
     if path.suffix == ".jsonl":
         entries = [(f"{path}:{number}", row) for number, row in json_lines(path, problems)]
     else:
         document = read_json(path, problems)
         values = document.values() if isinstance(document, dict) else document if isinstance(document, list) else []
         entries = [(f"{path}: entry {n}", entry) for n, entry in enumerate(values)]
-    patches = {}
+    predictions = {}
     for where, entry in entries:
         patch = entry.get("model_patch") if isinstance(entry, dict) else None
         if not isinstance(entry, dict) or not isinstance(entry.get("instance_id"), str):
@@ -97,5 +103,6 @@ def read_predictions(path: Path, problems: list[str]) -> dict[str, str]:
         elif patch is not None and not isinstance(patch, str):
             problems.append(f"{where}: model_patch: must be text or null; left out")
         else:
-            patches[entry["instance_id"]] = patch or ""
-    return patches
+            model = entry.get("model_name_or_path")
+            predictions[entry["instance_id"]] = Prediction(patch or "", model if isinstance(model, str) else None)
+    return predictions

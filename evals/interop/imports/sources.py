@@ -22,7 +22,8 @@ def detect(source: Path) -> str:
     if len(found) != 1:
         what = "runs of several harnesses" if found else "no runs of a known harness"
         raise SourceError(
-            f"{source}: {what} (mini-swe-agent: *.traj.json; SWE-agent: *.traj; OpenHands: output.jsonl); "
+            f"{source}: {what} (mini-swe-agent: *.traj.json; SWE-agent: *.traj; OpenHands: an output.jsonl or the "
+            "folder holding it); "
             f"pass --format {'|'.join(READERS)}"
         )
     return found[0]

@@ -15,7 +15,16 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from repoanchor.evals.interop.imports.runs import Batch, ImportedRun, infra_kind, read_json, read_predictions
+import yaml
+
+from repoanchor.evals.interop.imports.runs import (
+    Batch,
+    ImportedRun,
+    Prediction,
+    infra_kind,
+    read_json,
+    read_predictions,
+)
 from repoanchor.scaffolds.trajectories.trajectory import Action, ModelTurn, Trajectory, excerpt
 
 SCAFFOLD = "swe-agent"
@@ -31,10 +40,11 @@ def looks_like(source: Path) -> bool:
 
 def read_swe_agent(folder: Path) -> Batch:
     batch = Batch(scaffold=SCAFFOLD)
-    patches: dict[str, str] = {}
+    predictions: dict[str, Prediction] = {}
     for name in ("preds.json", "all_preds.jsonl"):
         if (folder / name).is_file():
-            patches |= read_predictions(folder / name, batch.problems)
+            predictions |= read_predictions(folder / name, batch.problems)
+    run_models: dict[Path, str | None] = {}
     for path in sorted(folder.rglob("*.traj")):
         known = len(batch.problems)
         document = read_json(path, batch.problems)
@@ -43,15 +53,44 @@ def read_swe_agent(folder: Path) -> Batch:
         if not isinstance(document, dict) or not isinstance(document.get("trajectory"), list):
             batch.problems.append(f"{path}: trajectory: missing or not a list; left out")
             continue
-        batch.runs.append(_run(path, document, patches))
+        batch.runs.append(_run(path, document, predictions, _args_model(path, folder, run_models, batch.problems)))
     return batch
 
 
-def _run(path: Path, document: dict, patches: dict[str, str]) -> ImportedRun:
+def _args_model(path: Path, folder: Path, known: dict[Path, str | None], problems: list[str]) -> str | None:
+    """0.x: `agent.model.model_name` of the nearest `args.yaml` at or above the .traj (up to `folder`), the run's
+    config (its predictions' `model_name_or_path` is the run's name, not the model's)."""
+    for place in [path.parent, *path.parent.parents]:
+        if place not in known:
+            known[place] = _model_in_args(place / "args.yaml", problems)
+        if known[place] is not None or place == folder or not place.is_relative_to(folder):
+            return known[place]
+    return None
+
+
+def _model_in_args(args: Path, problems: list[str]) -> str | None:
+    if not args.is_file():
+        return None
+    try:
+        config = yaml.safe_load(args.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        reason = str(error).splitlines()[0]
+        problems.append(f"{args}: not readable YAML ({reason}); its run's model is not known from it")
+        return None
+    agent = config.get("agent") if isinstance(config, dict) else None
+    model = agent.get("model") if isinstance(agent, dict) else None
+    name = model.get("model_name") if isinstance(model, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _run(path: Path, document: dict, predictions: dict[str, Prediction], args_model: str | None) -> ImportedRun:
     info = document.get("info") if isinstance(document.get("info"), dict) else {}
     instance = path.name.removesuffix(".traj")
     trajectory = to_trajectory(path, document, instance)
-    patch = patches.get(instance, info.get("submission") if isinstance(info.get("submission"), str) else "")
+    trajectory.model = trajectory.model or args_model
+    prediction = predictions.get(instance)
+    submission = info.get("submission") if isinstance(info.get("submission"), str) else ""
+    patch = prediction.patch if prediction else submission
     return ImportedRun(
         instance_id=instance, source=str(path), model=trajectory.model, patch=patch or "",
         exit_status=trajectory.exit_status, infra_error=infra_kind(trajectory.exit_status, patch or ""),
