@@ -84,7 +84,7 @@ def _json_lines(path: Path, text: str) -> tuple[list[Any], list[str]]:
     values, notes = [], []
     for position, (number, line) in enumerate(lines):
         try:
-            values.append(json.loads(line))
+            values.append(_event(path, number, json.loads(line)))
         except RecursionError:
             raise TrajectoryError(path, f"line {number}: JSON nested too deeply to read") from None
         except json.JSONDecodeError as exc:
@@ -98,6 +98,16 @@ def _json_lines(path: Path, text: str) -> tuple[list[Any], list[str]]:
 
 
 NOTE_CHARS = 160
+
+
+def _event(path: Path, number: int, value: Any) -> Any:
+    """`value`, line `number` of a stream, when it is an OpenCode event (an object with a string `type`)."""
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        return value
+    if isinstance(value, dict) and "instance_id" in value and "history" in value:
+        raise TrajectoryError(path, f"line {number}: a run of an OpenHands output.jsonl: `repoanchor import` the "
+                              "file, then read the runs it writes")  # fmt: skip
+    raise TrajectoryError(path, f"line {number}: not an OpenCode event (no 'type')")
 
 
 def _text_then_events(text: str) -> bool:
@@ -131,6 +141,9 @@ def _read_document(path: Path, document: Any) -> Trajectory:
     if document.get("format") == TRAJECTORY_FORMAT:  # our own trajectory.json, beside every run's scaffold file
         return Trajectory.model_validate({**document, "source_path": str(path)})
     messages = document.get("messages")
+    if not isinstance(messages, list) and isinstance(document.get("trajectory"), list):
+        raise TrajectoryError(path, "a SWE-agent trajectory (.traj): `repoanchor import` its run folder, then read "
+                              "the runs it writes")  # fmt: skip
     if not isinstance(messages, list):
         raise TrajectoryError(path, "unrecognised trajectory: no 'messages' list")
     if messages and isinstance(messages[0], dict) and "parts" in messages[0]:

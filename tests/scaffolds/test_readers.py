@@ -443,3 +443,19 @@ def test_an_opencode_run_whose_files_cannot_be_read_has_an_empty_trajectory_that
     assert trajectory.actions == []
     assert trajectory.notes == [f"not read: {tmp_path / EVENTS_FILE}: line 3 is not valid JSON (truncated stream?): "
                                 "Expecting property name enclosed in double quotes"]  # fmt: skip
+
+
+def test_files_of_harnesses_read_by_import_point_there(tmp_path: Path):
+    traj = _write_json(tmp_path / "o__p-1.traj", {"trajectory": [{"action": "ls"}], "info": {}})
+    with pytest.raises(TrajectoryError, match=r"a SWE-agent trajectory \(.traj\): `repoanchor import` its run folder"):
+        read_trajectory(traj)
+    output = _write_text(tmp_path / "output.jsonl", '{"instance_id": "o__p-1", "history": []}\n' * 2)
+    with pytest.raises(TrajectoryError, match="line 1: a run of an OpenHands output.jsonl: `repoanchor import`"):
+        read_trajectory(output)
+
+
+def test_a_line_that_is_json_but_no_event_is_named_by_its_own_line_after_a_left_out_one(tmp_path: Path):
+    lines = _stream_lines()
+    stream = _write_text(tmp_path / "s.events.jsonl", "\n".join(["a warning", *lines[:2], '{"no": "type"}']))
+    with pytest.raises(TrajectoryError, match="line 4: not an OpenCode event"):
+        read_trajectory(stream)
