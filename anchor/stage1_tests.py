@@ -11,8 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from repoanchor.scaffolds.records import RunRecord
-from repoanchor.scaffolds.steps.classify import classify
-from repoanchor.scaffolds.steps.rows import action_text
+from repoanchor.scaffolds.steps.sequence import action_text, labels_in_order
 from repoanchor.scaffolds.trajectories.trajectory import TrajectoryError, load
 
 COMMAND_CHARS = 500
@@ -27,8 +26,9 @@ def find_test_runs(record: RunRecord, folder: Path) -> list[dict]:
     except TrajectoryError as error:
         return [{"change": "tests-unchecked", "reason": str(error)}]
     runs = []
-    for action in trajectory.actions:
-        text = action_text(action)
-        if classify(action.tool, text).category == "test":
-            runs.append({"change": "test-run", "step_index": action.index, "command": text[:COMMAND_CHARS]})
+    for action, label in zip(trajectory.actions, labels_in_order(trajectory.actions), strict=True):
+        if label.category == "test":
+            runs.append(
+                {"change": "test-run", "step_index": action.index, "command": action_text(action)[:COMMAND_CHARS]}
+            )
     return runs

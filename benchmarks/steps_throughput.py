@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from repoanchor.scaffolds.steps.classify import classify  # noqa: E402
-from repoanchor.scaffolds.steps.rows import action_text  # noqa: E402
+from repoanchor.scaffolds.steps.sequence import action_text  # noqa: E402
 from repoanchor.scaffolds.trajectories.readers import read_many  # noqa: E402
 from tests.support.shared import shared_path  # noqa: E402
 

@@ -1,7 +1,7 @@
 """Trajectories as a tidy pandas step table (one row per executed action) plus a per-run table.
 
 `load_steps(paths)` takes files or folders (searched recursively), reads each with the scaffold readers and
-labels every action with the STEPS.md rubric (`scaffolds.steps.classify`). A file that cannot be read is
+labels every action with the STEPS.md rubric, in order (`scaffolds.steps.sequence`). A file that cannot be read is
 reported in `errors` by name and the others are still analysed, so one truncated run never hides a batch.
 
 Files touched are inferred only where the command says so plainly (see `files_touched`); anything subtler
@@ -19,8 +19,8 @@ from typing import NamedTuple
 import pandas as pd
 
 from repoanchor.evals.analysis.run_context import RunContext, context_of
-from repoanchor.scaffolds.steps.classify import WRAPPERS, classify
-from repoanchor.scaffolds.steps.rows import action_text
+from repoanchor.scaffolds.steps.classify import WRAPPERS, Label
+from repoanchor.scaffolds.steps.sequence import action_text, labels_in_order
 from repoanchor.scaffolds.steps.shell import ShellParseError, split_commands
 from repoanchor.scaffolds.trajectories.readers import read_trajectory
 from repoanchor.scaffolds.trajectories.trajectory import Action, Trajectory, TrajectoryError, load
@@ -201,9 +201,8 @@ def files_touched(action: Action) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return _clean(read), _clean(edited)
 
 
-def _step(run: str, unit: str, condition: str, instance: str | None, action: Action) -> dict:
+def _step(run: str, unit: str, condition: str, instance: str | None, action: Action, label: Label) -> dict:
     text = action_text(action)
-    label = classify(action.tool, text)
     read, edited = files_touched(action)
     return {
         "run": run, "unit": unit, "condition": condition, "instance_id": instance, "step_index": action.index,
@@ -230,7 +229,8 @@ def load_steps(paths: list[str | Path], conditions: Mapping[str | Path, str] | N
             continue
         run, unit = str(path), context.unit if context is not None else str(path)
         condition, instance = condition_of(path, lookup, context), instance_of(trajectory, path, context)
-        steps += [_step(run, unit, condition, instance, action) for action in trajectory.actions]
+        labels = labels_in_order(trajectory.actions)
+        steps += [_step(run, unit, condition, instance, *pair) for pair in zip(trajectory.actions, labels, strict=True)]
         runs.append(
             {
                 "run": run,

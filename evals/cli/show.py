@@ -28,13 +28,11 @@ def clip(text: str) -> str:
     return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
 
 
-def step_lines(action, output_lines: int) -> list[str]:
+def step_lines(action, label, output_lines: int) -> list[str]:
     """The step's label and command, then its exit code and the first `output_lines` lines of its output."""
-    from repoanchor.scaffolds.steps.classify import classify
-    from repoanchor.scaffolds.steps.rows import action_text
+    from repoanchor.scaffolds.steps.sequence import action_text
 
     text = action_text(action)
-    label = classify(action.tool, text)
     command = text.rstrip().splitlines() or [""]  # a command ending in a newline is still one line
     more = f"  (+{len(command) - 1} lines)" if len(command) > 1 else ""
     lines = [f"#{action.index:<3} {label.phase:<8}{label.category:<7} {action.tool}: {clip(command[0])}{more}"]
@@ -66,6 +64,7 @@ def show_command(
         repoanchor show runs/matrix/units/UNIT_ID --output-lines 10
     """
     from repoanchor.evals.analysis.steps_frame import collect
+    from repoanchor.scaffolds.steps.sequence import labels_in_order
     from repoanchor.scaffolds.trajectories.readers import read_trajectory
     from repoanchor.scaffolds.trajectories.trajectory import TrajectoryError
 
@@ -81,6 +80,6 @@ def show_command(
         typer.echo(header(trajectory))
         for note in trajectory.notes:
             typer.echo(f"note: {note}")
-        for action in trajectory.actions:
-            typer.echo("\n".join(step_lines(action, output_lines)))
+        for action, label in zip(trajectory.actions, labels_in_order(trajectory.actions), strict=True):
+            typer.echo("\n".join(step_lines(action, label, output_lines)))
         typer.echo("")

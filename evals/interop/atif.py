@@ -21,8 +21,8 @@ from pathlib import Path
 
 from repoanchor.evals.analysis.steps_frame import collect, read_any
 from repoanchor.perturb.atomic import write_atomic
-from repoanchor.scaffolds.steps.classify import classify
-from repoanchor.scaffolds.steps.rows import action_text
+from repoanchor.scaffolds.steps.classify import Label
+from repoanchor.scaffolds.steps.sequence import labels_in_order
 from repoanchor.scaffolds.trajectories.trajectory import Action, ModelTurn, Trajectory, TrajectoryError
 
 SCHEMA_VERSION = "ATIF-v1.6"
@@ -44,9 +44,9 @@ def to_atif(trajectory: Trajectory, session_id: str, prompts: dict[str, str] | N
 
     `prompts` ({"system": ..., "user": ...}, either optional) open the steps when the run recorded them."""
     opening = [{"source": source, "message": text} for source, text in (prompts or {}).items() if text]
-    by_turn: dict[int, list[Action]] = {}
-    for action in trajectory.actions:
-        by_turn.setdefault(action.turn_index, []).append(action)
+    by_turn: dict[int, list[tuple[Action, Label]]] = {}
+    for action, label in zip(trajectory.actions, labels_in_order(trajectory.actions), strict=True):
+        by_turn.setdefault(action.turn_index, []).append((action, label))
     steps = opening + [_step(turn, by_turn.get(turn.index, [])) for turn in trajectory.turns]
     if not steps:  # ATIF needs one step at least; a run that never reached the model still gets its record
         steps = [{"source": "system", "message": "The run made no model call."}]
@@ -73,8 +73,9 @@ def to_atif(trajectory: Trajectory, session_id: str, prompts: dict[str, str] | N
     return _without_none(document)
 
 
-def _step(turn: ModelTurn, actions: list[Action]) -> dict:
+def _step(turn: ModelTurn, labelled: list[tuple[Action, Label]]) -> dict:
     step: dict = {"source": "agent", "message": ""}
+    actions = [action for action, _ in labelled]
     if actions:
         calls = [(f"call_{action.index}", action) for action in actions]
         step["tool_calls"] = [
@@ -87,14 +88,13 @@ def _step(turn: ModelTurn, actions: list[Action]) -> dict:
     metrics = {"prompt_tokens": turn.input_tokens, "completion_tokens": turn.output_tokens, "cost_usd": turn.cost}
     if any(value is not None for value in metrics.values()):
         step["metrics"] = metrics
-    labels = [_label(call_id, action) for call_id, action in ((f"call_{a.index}", a) for a in actions)]
+    labels = [_label(f"call_{action.index}", action, label) for action, label in labelled]
     extra = {"format_error": True} if turn.format_error else {}
     step["extra"] = {**extra, "repoanchor_steps": labels} if labels else extra or None
     return step
 
 
-def _label(call_id: str, action: Action) -> dict:
-    label = classify(action.tool, action_text(action))
+def _label(call_id: str, action: Action, label: Label) -> dict:
     return {"tool_call_id": call_id, "category": label.category, "phase": label.phase,
             "exit_code": action.exit_code, "tool_error": action.tool_error}  # fmt: skip
 

@@ -1,16 +1,17 @@
 """Label agent steps by category and phase, following ../shared/STEPS.md.
 
-`classify(tool, command_or_input)` is pure: it looks only at the tool name and the command
-text.  Every label records the part of the command that decided it and a short rule name,
-so that any label can be explained and audited.
+`classify(tool, command_or_input, scripts)` is pure: it looks only at the tool name, the command
+text and, where given, the scripts the run wrote before (`sequence.py`).  Every label records the
+part of the command that decided it and a short rule name, so that any label can be explained and audited.
 """
 
 from __future__ import annotations
 
-import ast
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from repoanchor.scaffolds.steps.python_steps import misquoted_python_write, python_step
 from repoanchor.scaffolds.steps.shell import ShellParseError, SimpleCommand, split_commands
 
 PHASE = {"search": "explore", "read": "explore", "edit": "edit", "test": "test", "other": "other"}
@@ -63,38 +64,35 @@ GIT = {
     "add": "edit", "rm": "edit", "mv": "edit", "am": "edit", "cherry-pick": "edit", "revert": "edit",
     "clean": "edit", "merge": "edit", "rebase": "edit", "switch": "edit",
 }  # fmt: skip
-# Scripts named like this are written to rewrite source files (e.g. `python apply_fix.py`);
-# running them changes files on disk, unlike reproduction or test scripts.
-PATCH_SCRIPT = re.compile(r"^(fix|patch|apply|insert|modify|edit|update|replace|rewrite)[_\-]")
-PY_WRITE = re.compile(
-    r"""open\([^)]*['"](?:w|a|x|r\+)b?\+?['"]|mode\s*=\s*['"][wax]|\.write_(?:text|bytes)\("""
-    r"""|(?<!stdout)(?<!stderr)\.write\(|\.writelines\(|shutil\.\w+\(|os\.(?:remove|unlink|rename|replace)\("""
-    r"""|\.unlink\(|\.rename\(|\.mkdir\(|\.touch\("""
-)
-PY_READ_SOURCE = re.compile(r"getsource\(|\.read\(\)|\.read_text\(|\.readlines\(\)|linecache\.")
 
 
-def classify(tool: str, command_or_input: str) -> Label:
+def classify(tool: str, command_or_input: str, scripts: Mapping[str, str] | None = None) -> Label:
+    """`scripts`: files the run wrote earlier (path -> content; `steps/sequence.py`), so that `python X.py` is
+    labelled by what X does where the run wrote X itself; else by its name."""
     tool = (tool or "bash").lower()
     if tool in OPENCODE_TOOLS:
         return _label(OPENCODE_TOOLS[tool], tool, f"tool-{tool}")
     if tool not in ("bash", "shell", "sh"):
         return _label("other", tool, "tool-other")
-    return classify_shell(command_or_input or "")
+    return classify_shell(command_or_input or "", scripts or {})
 
 
-def classify_shell(text: str) -> Label:
+def classify_shell(text: str, scripts: Mapping[str, str] | None = None) -> Label:
     if any(marker in text for marker in SUBMIT_MARKERS) or SUBMIT_COMMAND.match(text.strip()):
         return _label("other", text.strip().splitlines()[0], "submit")
     try:
         commands = split_commands(text)
     except ShellParseError:
         return _fallback(text)
-    labels = [_command(cmd) for cmd in commands]
+    if any(_fragment(cmd) for cmd in commands) and (misquoted := misquoted_python_write(text)):
+        return _label(*misquoted)
+    labels = [_command(cmd, scripts or {}) for cmd in commands]
     labels = [lb for lb in labels if lb is not None]
     if not labels:
         return _label("other", text, "empty")
-    return min(labels, key=lambda lb: PRIORITY.index(lb.category))  # first part wins ties
+    # STEPS.md: a leading `cd DIR` is ignored, so it never explains a label another part of the same rank gives
+    decisive = [lb for lb in labels if lb.rule != "cd"] or labels
+    return min(decisive, key=lambda lb: PRIORITY.index(lb.category))  # first part wins ties
 
 
 def _fallback(text: str) -> Label:
@@ -145,17 +143,24 @@ def _table(name: str) -> str | None:
     return None
 
 
-def _command(cmd: SimpleCommand) -> Label | None:
+def _command(cmd: SimpleCommand, scripts: Mapping[str, str]) -> Label | None:
     for target in cmd.writes:
         if target not in HARMLESS_TARGETS:
             return _label("edit", f"> {target}", "redirect-write")
     words = _without_prefixes(list(cmd.words))
-    if not words or words == ["__SUBST__"]:
-        return None
-    return _words(words, cmd)
+    if not words or words == ["__SUBST__"] or _fragment(cmd):
+        return None  # nothing runs, or a line of a quoted argument that a stray quote cut into a "command"
+    return _words(words, cmd, scripts)
 
 
-def _words(words: list[str], cmd: SimpleCommand) -> Label:
+def _fragment(cmd: SimpleCommand) -> bool:
+    """A "command" whose name spans lines: text of a quoted argument that a quote inside it cut loose (a
+    docstring's triple quotes inside `python -c "..."`)."""
+    words = _without_prefixes(list(cmd.words))
+    return bool(words) and "\n" in words[0]
+
+
+def _words(words: list[str], cmd: SimpleCommand, scripts: Mapping[str, str] | None = None) -> Label:
     name, args, text = _base(words[0]), words[1:], cmd.text
     if name == "cd":
         return _label("other", text, "cd")
@@ -167,21 +172,22 @@ def _words(words: list[str], cmd: SimpleCommand) -> Label:
             return _label("read", text, "git-stash-view")
         return _label(GIT.get(sub, "other"), text, f"git-{sub or 'bare'}")
     if name in ("xargs", "find"):
-        return _find_or_xargs(name, args, cmd)
+        return _find_or_xargs(name, args, cmd, scripts or {})
     if name in ("sed", "perl", "awk"):
         in_place = any(re.fullmatch(r"-[a-zA-Z]*i\S*|--in-place\S*", a) for a in args) or "inplace" in args
         if in_place:
             return _label("edit", text, f"{name}-in-place")
-        return _label("test" if name == "perl" and "-e" not in args else "read", text, f"{name}-print")
+        inline = any(re.fullmatch(r"-[a-zA-Z]*[eE][a-zA-Z]*", a) for a in args)  # -e, -ne, -lpe: a one-liner
+        return _label("test" if name == "perl" and not inline else "read", text, f"{name}-print")
     if name == "tee":
         files = [a for a in args if not a.startswith("-") and a not in HARMLESS_TARGETS]
         return _label("edit", text, "tee-file") if files else _label("other", text, "tee-null")
     if re.fullmatch(r"pip[\d.]*|uv", name) or (name.startswith("python") and args[:2] == ["-m", "pip"]):
         return _pip(args[2:] if args[:1] == ["-m"] else args, text)
     if re.fullmatch(r"python[\d.]*|pypy3?", name):
-        return _python(args, cmd)
+        return _label(*python_step(args, cmd, scripts or {}))
     if name in ("bash", "sh", "zsh") and args[:1] == ["-c"] and len(args) > 1:
-        return classify_shell(args[1])
+        return classify_shell(args[1], scripts)
     if name in ("bash", "sh") and args:
         return _label("test", text, "shell-script")
     if name in ("npm", "yarn", "pnpm") and args[:1] in (["test"], ["run"]):
@@ -197,7 +203,7 @@ def _words(words: list[str], cmd: SimpleCommand) -> Label:
     return _label("other", text, "unknown-command")
 
 
-def _find_or_xargs(name: str, args: list[str], cmd: SimpleCommand) -> Label:
+def _find_or_xargs(name: str, args: list[str], cmd: SimpleCommand, scripts: Mapping[str, str]) -> Label:
     if name == "find":
         if "-delete" in args:
             return _label("edit", cmd.text, "find-delete")
@@ -205,7 +211,7 @@ def _find_or_xargs(name: str, args: list[str], cmd: SimpleCommand) -> Label:
             start = args.index("-exec" if "-exec" in args else "-execdir") + 1
             inner = [a for a in args[start:] if a not in (";", "+", "\\;")]
             if inner:
-                label = _words(inner, SimpleCommand(inner, text=cmd.text))
+                label = _words(inner, SimpleCommand(inner, text=cmd.text), scripts)
                 if PRIORITY.index(label.category) < PRIORITY.index("search"):
                     return label
         return _label("search", cmd.text, "search-command")
@@ -213,7 +219,7 @@ def _find_or_xargs(name: str, args: list[str], cmd: SimpleCommand) -> Label:
         args = args[2:] if args[0] in ("-I", "-n", "-P", "-d", "-L") else args[1:]
     if not args:
         return _label("other", cmd.text, "xargs-echo")
-    return _words(args, SimpleCommand(args, text=cmd.text))
+    return _words(args, SimpleCommand(args, text=cmd.text), scripts)
 
 
 def _pip(args: list[str], text: str) -> Label:
@@ -221,46 +227,3 @@ def _pip(args: list[str], text: str) -> Label:
     if sub in ("show", "list", "freeze"):
         return _label("search", text, "pip-locate")
     return _label("other", text, f"pip-{sub or 'bare'}")
-
-
-def _python(args: list[str], cmd: SimpleCommand) -> Label:
-    text = cmd.text
-    if any(a in ("--version", "-V", "-VV") for a in args):
-        return _label("other", text, "python-version")
-    if "-c" in args and args.index("-c") + 1 < len(args):
-        return _python_code(args[args.index("-c") + 1], text, "python-c")
-    if "-m" in args and args.index("-m") + 1 < len(args):
-        module = args[args.index("-m") + 1]
-        return _label("test", text, "python-m-test" if module in ("pytest", "unittest", "tox") else "python-m")
-    script = next((a for a in args if not a.startswith("-")), None)
-    if script is None or script == "-":
-        if cmd.heredoc:  # `python - <<EOF` runs the heredoc body
-            return _python_code(cmd.heredoc, text, "python-heredoc")
-        return _label("other", text, "python-repl")
-    if PATCH_SCRIPT.match(_base(script)):
-        return _label("edit", text, "python-patch-script")
-    return _label("test", text, "python-script")
-
-
-def _python_code(code: str, text: str, origin: str) -> Label:
-    """Python source run inline: does it write files, only print source, or run code?"""
-    write = PY_WRITE.search(code)
-    if write:
-        return _label("edit", write.group(0), f"{origin}-writes")
-    if PY_READ_SOURCE.search(code):
-        return _label("read", text, f"{origin}-prints-source")
-    if _only_version(code):
-        return _label("other", text, f"{origin}-version")
-    return _label("test", text, f"{origin}-runs-code")
-
-
-def _only_version(code: str) -> bool:
-    """True when the code only imports modules and prints version strings (an environment query)."""
-    try:
-        body = ast.parse(code).body
-    except SyntaxError:
-        return False
-    prints = [s for s in body if not isinstance(s, (ast.Import, ast.ImportFrom))]
-    return bool(prints) and all(
-        isinstance(s, ast.Expr) and "version" in ast.unparse(s) and ast.unparse(s).startswith("print(") for s in prints
-    )

@@ -1,7 +1,7 @@
 """Steps of trajectories as tidy rows: one per executed action, labelled by the STEPS.md rubric.
 
 Pure functions over files: `step_rows` reads each trajectory with `readers.read_many` (a bad
-file is reported, the others still yield rows) and classifies every action with `steps.classify`.
+file is reported, the others still yield rows) and labels its actions in order (`steps.sequence`).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from repoanchor.scaffolds.steps.classify import classify
+from repoanchor.scaffolds.steps.sequence import action_text, labels_in_order
 from repoanchor.scaffolds.trajectories.readers import read_many
-from repoanchor.scaffolds.trajectories.trajectory import Action, TrajectoryError
+from repoanchor.scaffolds.trajectories.trajectory import TrajectoryError
 
 COLUMNS = ("file", "step_index", "tool", "command", "category", "phase", "decided_by", "rule")
 
@@ -23,20 +23,12 @@ class StepRows(NamedTuple):
     """What a reader left out of a readable file (`Trajectory.notes`), each after the file's path."""
 
 
-def action_text(action: Action) -> str:
-    """The command of a bash action, or the tool input of a typed tool (as compact text)."""
-    if action.command is not None:
-        return action.command
-    return " ".join(f"{key}={value}" for key, value in sorted(action.tool_input.items()))
-
-
 def step_rows(paths: list[str | Path]) -> StepRows:
     batch = read_many(paths)
     rows = []
     for trajectory in batch.trajectories:
-        for action in trajectory.actions:
+        for action, label in zip(trajectory.actions, labels_in_order(trajectory.actions), strict=True):
             text = action_text(action)
-            label = classify(action.tool, text)
             rows.append(
                 {
                     "file": trajectory.source_path,

@@ -139,6 +139,49 @@ CASES = [
     ("bash", "cd /testbed && grep -rn 'it's' .", "search", "unparsed-fallback"),
     ("bash", "x=$(git diff 'a) && echo $x", "read", "unparsed-fallback"),
     ("bash", "timeout 60 python -m pytest -k 'a", "test", "unparsed-fallback"),
+    # a leading `cd` never explains a label: the part that decides does (STEPS.md: a leading cd is ignored)
+    ("bash", "cd /testbed && pip install pytz -q", "other", "pip-install"),
+    ("bash", "cd /testbed", "other", "cd"),
+    # perl one-liners with -e among combined flags print; a perl script runs
+    ("bash", "echo 0110 | perl -lpe '$_=pack \"B*\",$_'", "read", "perl-print"),
+    ("bash", "perl -ne 'print if /def /' a.py", "read", "perl-print"),
+    ("bash", "perl tools/check.pl", "test", "perl-print"),
+    # python that reads source and also runs code is a test; environment queries are other; locating is search
+    ("bash", "python -c \"exec(open('tests/t.py').read()); test_new()\"", "test", "python-c-runs-code"),
+    ("bash", 'python -c "import inspect, m; print(inspect.getsource(m.f)); m.f(1)"', "test", "python-c-runs-code"),
+    ("bash", 'python -c "import inspect, m; print(inspect.getsource(m.f))"', "read", "python-c-prints-source"),
+    (
+        "bash",
+        "python -c \"import asgiref; print('asgiref available')\" 2>/dev/null || echo no",
+        "test",
+        "python-c-runs-code",
+    ),
+    ("bash", "python -c \"import asgiref; print('asgiref', asgiref.__version__)\"", "other", "python-c-version"),
+    (
+        "bash",
+        "python -c \"import sys; sys.path.insert(0, '.'); import django; print(django.__version__)\"",
+        "other",
+        "python-c-version",
+    ),
+    ("bash", 'python -c "import django; print(django.__file__)"', "search", "python-c-locates"),
+    ("bash", 'python -c "import django.db.models"', "test", "python-c-runs-code"),
+    ("bash", 'python -c "import m; print(m.compute())"', "test", "python-c-runs-code"),
+    # a docstring's quotes end a `python -c "..."` early: its lines are not commands (no run-script from "a/b")
+    (
+        "bash",
+        'python -c "\nold = \'\'\'    def f(self):\n        """\n        Doc, see a/b.\n        """\n'
+        "        return 1'''\nprint(old)\n\"",
+        "test",
+        "python-c-runs-code",
+    ),
+    # ...and where that code was written to change a file, the step is the edit the agent wrote (a real DeepSeek step)
+    (
+        "bash",
+        "cd /testbed && python -c \"\nwith open('q.py') as f:\n    c = f.read()\nold = '''    def f(self):\n"
+        "        \"\"\"\n        Doc.\n        \"\"\"'''\nwith open('q.py', 'w') as f:\n    f.write(c)\n\"",
+        "edit",
+        "python-c-writes-misquoted",
+    ),
     # submit commands: mini-swe-agent 0.x (then micro-swe-agent), SWE-agent's own with an argument
     ("bash", "echo MICRO_SWE_AGENT_FINAL_OUTPUT && git add -A && git diff --cached", "other", "submit"),
     ("bash", "submit 'flag{hidden}'", "other", "submit"),
