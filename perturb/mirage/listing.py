@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
 from repoanchor.perturb.mirage.path_values import PathValues, called_name, folder_of_pattern
-from repoanchor.perturb.source.files import python_files
+from repoanchor.perturb.source.files import is_test_file, python_files
 
 FRAMEWORK_LISTED = {
     ("management", "commands"): "Django lists its modules as management commands",
@@ -87,8 +87,10 @@ _RECURSIVE = re.compile(r"\bwalk\s*\(|\*\*|\brglob\s*\(|\bwalk_packages\s*\(")
 
 
 def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
-    """The folders of the tree at `root` that some module of it, tests aside, lists (see above)."""
-    files = python_files(root, include_build=True)[0]  # a test that lists a folder fails in validation instead
+    """The folders of the tree at `root` that some module of it lists (see above), tests included: pydantic 1.10's
+    `test_v1.py` parametrizes a test by `os.listdir(pydantic.__path__[0])`, so a module added there is one
+    more test, which no PASS_TO_PASS list names, so a suite's validation would not see it."""
+    files = python_files(root, include_build=True, include_tests=True)[0]
     packages = {posixpath.dirname(rel) for rel in files if rel.endswith("/__init__.py")}
     roots = {posixpath.dirname(package) for package in packages}  # on sys.path: the tree, `src/`
     root_package = "__init__.py" in files  # the tree is itself a package (an app checked out alone): all of it
@@ -97,8 +99,10 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
     found: dict[str, tuple[str, bool]] = {}
     for rel in files:
         home = posixpath.dirname(rel)
-        if not root_package and home not in roots and not packages.intersection(_ancestors(home)):
-            continue  # a script in a folder of scripts (`util/generate/`): the project never imports it
+        imported = root_package or home in roots or packages.intersection(_ancestors(home)) or is_test_file(rel)
+        if not imported:
+            continue  # a script in a folder of scripts (`util/generate/`): the project never imports it (pytest
+            # imports a test wherever it is)
         data = (root / rel).read_bytes()
         if rel == "__init__.py" or rel.endswith("/__init__.py"):
             if own := lists_own_folder(data.decode("utf-8", "replace")):
