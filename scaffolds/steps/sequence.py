@@ -19,10 +19,11 @@ WRITE_TOOLS = ("write",)
 
 
 def action_text(action: Action) -> str:
-    """The command of a bash action, or the tool input of a typed tool (as compact text)."""
+    """The command of a bash action, or the tool input of a typed tool (as compact text; unset fields, such as
+    the Nones of OpenHands' editor arguments, left out)."""
     if action.command is not None:
         return action.command
-    return " ".join(f"{key}={value}" for key, value in sorted(action.tool_input.items()))
+    return " ".join(f"{key}={value}" for key, value in sorted(action.tool_input.items()) if value not in (None, ""))
 
 
 def labels_in_order(actions: Iterable[Action]) -> list[Label]:

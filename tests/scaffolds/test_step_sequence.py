@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from repoanchor.scaffolds.steps.sequence import labels_in_order
+from repoanchor.scaffolds.steps.sequence import action_text, labels_in_order
 from repoanchor.scaffolds.trajectories.trajectory import Action
 
 WRITES = "import re\ntext = open('src/m.py').read()\nopen('src/m.py', 'w').write(text.replace('a', 'b'))\n"
@@ -70,3 +70,10 @@ def test_opencode_writes_count_too():
         ("edit", "tool-write"),
         ("edit", "python-script-rewrites"),
     ]
+
+
+def test_a_typed_tools_text_leaves_out_unset_fields():
+    """OpenHands' editor records every argument, most of them None: the step's text shows the ones set."""
+    args = {"command": "view", "path": "/repo/a.py", "file_text": None, "old_str": None, "view_range": None, "x": ""}
+    action = Action(index=0, tool="read", tool_input=args, turn_index=0)
+    assert action_text(action) == "command=view path=/repo/a.py"
