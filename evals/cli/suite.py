@@ -23,6 +23,10 @@ VENV_CACHE_HELP = (
 )
 
 
+REFUSED_SHOWN = 20
+"""Refused rows a dry run lists (each with its line or row, id and reason); the count says how many in all."""
+
+
 @app.command()
 def build(
     ctx: typer.Context,
@@ -159,10 +163,16 @@ def build(
         if dry_run:  # what would be built: the chosen instances and the settings, nothing written
             from repoanchor.evals.harness.datasets import load_dataset
 
-            selected = select_load(load_dataset(dataset), chosen)[1]
+            loaded = load_dataset(dataset)
+            selected = select_load(loaded, chosen)[1]
             plan = {"selection": selected, "config": config.model_dump(mode="json") if config else None}
             plan |= {"preset": record(protocol)} if protocol else {}
+            plan |= {
+                "refused_rows": len(loaded.errors),
+                "refused": [str(error) for error in loaded.errors[:REFUSED_SHOWN]],
+            }
             typer.echo(json.dumps(plan, indent=1))
+            loaded.require_rows()  # a dataset of no usable row stops here as the build would: exit 2, saying why
             return
     except (SelectionError, ValueError) as error:  # a pydantic error too: one line naming the field
         raise typer.Exit(report(error)) from error

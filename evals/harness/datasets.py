@@ -191,9 +191,22 @@ def _check(item: Any) -> tuple[dict[str, Any], str | None]:
     for key in TEST_LISTS:
         tests, problem = _test_list(row.get(key))
         if problem:
-            return row, f"{key} {problem}"
+            return row, f"{key} {problem}" + _lowercase_hint(row, key)
         row[key] = tests
+    if isinstance(row.get("version"), (int, float)) and not isinstance(row["version"], bool):
+        return row, NUMBER_VERSION.format(field="version", value=row["version"])
     return row, unusable_spec(row)
+
+
+NUMBER_VERSION = (
+    "{field} is a number ({value!r}), not text: as a number 0.20 is 0.2 and 1.10 is 1.1, other versions with other "
+    "specs; store it as a string"
+)
+
+
+def _lowercase_hint(row: dict[str, Any], key: str) -> str:
+    """SWE-bench Pro spells the test lists in lower case: say so, rather than only that the field is missing."""
+    return f" (the row has {key.lower()!r}: rename it {key!r})" if row.get(key) is None and key.lower() in row else ""
 
 
 MAX_ID = 200
@@ -226,11 +239,22 @@ def _test_list(value: Any) -> tuple[list[str], str | None]:
 
 
 def _plain(value: Any) -> Any:
-    """numpy arrays and scalars from parquet become plain Python; NaN (pandas' missing value) becomes None."""
+    """numpy arrays and scalars from parquet become plain Python, at every depth (SWE-rebench's `install_config`
+    holds lists, which parquet gives back as arrays); a date or timestamp (a parquet timestamp column, a
+    save_to_disk datetime) becomes its ISO text, as SWE-bench writes `created_at`; NaN and NaT (pandas' missing
+    values) become None."""
+    if type(value).__name__ == "NaTType":
+        return None
+    if hasattr(value, "isoformat") and not isinstance(value, str):
+        return value.isoformat()
     if hasattr(value, "tolist"):
         value = value.tolist()
     if isinstance(value, float) and math.isnan(value):
         return None
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
     return value
 
 

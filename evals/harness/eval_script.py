@@ -47,7 +47,12 @@ def spec_command(row: dict[str, Any], directives: list[str] | None = None) -> st
     `directives` (default: swebench's test directives of the row's `test_patch`)."""
     spec = spec_for(row)
     if spec is None:
-        raise InfraError("environment_setup", f"{row['instance_id']}: no test command (no eval_script, no spec)")
+        raise InfraError(
+            "environment_setup",
+            f"{row['instance_id']}: no test command: no eval_script, and swebench has no spec for {row['repo']} "
+            f"{row.get('version')!r}; give the row an install_config (SWE-rebench's format: python, install, "
+            "test_cmd) or an eval_script",
+        )
     exports = [line for line in spec.get("eval_commands") or [] if line.startswith("export ")]
     test_cmd = spec["test_cmd"] if isinstance(spec["test_cmd"], str) else spec["test_cmd"][-1]
     if directives is None:  # exactly as swebench reads them

@@ -62,6 +62,11 @@ def row_spec(row: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     if "python" not in spec:
         raise ValueError(f"{row.get('instance_id')}: {FIELD} names no 'python' (the version its venv is built on)")
+    if isinstance(spec["python"], (int, float)):  # 3.10 read as a number is 3.1
+        raise ValueError(
+            f"{row.get('instance_id')}: {FIELD}'s python is a number ({spec['python']!r}), not text: as a number 3.10 "
+            "is 3.1; store it as a string"
+        )
     spec["python"] = str(spec["python"])
     return spec
 

@@ -163,3 +163,43 @@ def test_unknown_source(tmp_path):
     with pytest.raises(DatasetError, match="no such file"):
         load_dataset(tmp_path / "missing.jsonl")
     assert datasets.HUB_ID.match("owner/name:split")
+
+
+def test_parquet_timestamps_and_nested_arrays_load_as_plain_json_values(tmp_path):
+    """A parquet `created_at` column of timestamps (pandas writes one from to_datetime) and SWE-rebench's nested
+    install_config lists (arrays, as parquet gives them back) load as text and lists: the suite writes rows as
+    JSON, where either had stopped the build with "not JSON serializable"."""
+    import pandas as pd
+
+    config = {"python": "3.11", "install": "pip install -e .", "pip_packages": ["pytest", "numpy"]}
+    frame = pd.DataFrame([good_row("acme__x-1", created_at="2022-03-03T15:14:54Z", install_config=config)])
+    frame["created_at"] = pd.to_datetime(frame["created_at"])
+    frame.to_parquet(tmp_path / "d.parquet")
+    (row,) = load_dataset(tmp_path / "d.parquet").rows
+    assert row["created_at"] == "2022-03-03T15:14:54+00:00"
+    assert row["install_config"]["pip_packages"] == ["pytest", "numpy"]
+    json.dumps(row)  # the suite's own write
+
+
+@pytest.mark.parametrize(("version", "says"), [(0.2, "0.2"), (3, "3"), ("0.20", None)])
+def test_a_version_stored_as_a_number_is_refused_naming_why(tmp_path, version, says):
+    """0.20 read as a number is 0.2 (another scikit-learn version, with no spec): refused rather than mis-read."""
+    loaded = load_dataset(write_jsonl(tmp_path / "d.jsonl", [good_row("acme__x-1", version=version)]))
+    if says is None:
+        assert (loaded.errors, loaded.rows[0]["version"]) == ([], "0.20")
+    else:
+        (error,) = loaded.errors
+        assert error.message.startswith(f"version is a number ({says}), not text: as a number 0.20 is 0.2")
+
+
+def test_an_install_config_python_stored_as_a_number_is_refused(tmp_path):
+    row = good_row("acme__x-1", install_config={"python": 3.10, "install": "pip install -e ."})
+    (error,) = load_dataset(write_jsonl(tmp_path / "d.jsonl", [row])).errors
+    assert "install_config's python is a number (3.1), not text: as a number 3.10 is 3.1" in error.message
+
+
+def test_lower_case_test_lists_are_named_in_the_refusal(tmp_path):
+    """SWE-bench Pro spells them `fail_to_pass`/`pass_to_pass`."""
+    row = {key.lower() if key in datasets.TEST_LISTS else key: value for key, value in good_row("a__b-1").items()}
+    (error,) = load_dataset(write_jsonl(tmp_path / "d.jsonl", [row])).errors
+    assert error.message == "FAIL_TO_PASS is missing (the row has 'fail_to_pass': rename it 'FAIL_TO_PASS')"

@@ -132,8 +132,8 @@ def test_dry_run_prints_the_same_ids_as_the_library(verified):
 )  # fmt: skip
 def test_ablation_options_reach_the_suite_config(tmp_path, args, recorded):
     dataset = tmp_path / "rows.jsonl"
-    dataset.write_text(json.dumps({**ROWS[0], "base_commit": "0" * 40, "problem_statement": "x", "patch": "",
-                                   "test_patch": ""}) + "\n")  # fmt: skip
+    dataset.write_text(json.dumps({**ROWS[0], "base_commit": "0" * 40, "problem_statement": "x", "patch": "d",
+                                   "test_patch": "d", "FAIL_TO_PASS": ["t"], "PASS_TO_PASS": []}) + "\n")  # fmt: skip
     result = CliRunner().invoke(app, ["build", str(dataset), *args, "--dry-run"])
     assert result.exit_code == 0, result.output
     config = json.loads(result.output)["config"]
@@ -184,3 +184,19 @@ def test_repeated_instances_add_up(ledger, args):
     result = CliRunner().invoke(app, ["build", str(ledger), *args, "--dry-run"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["selection"]["ids"] == ["fixture__ledger-1", "fixture__ledger-3"]
+
+
+def test_dry_run_lists_refused_rows_and_stops_where_the_build_would(tmp_path):
+    good = {**ROWS[0], "base_commit": "0" * 40, "problem_statement": "x", "patch": "d", "test_patch": "d",
+            "FAIL_TO_PASS": ["t"], "PASS_TO_PASS": []}  # fmt: skip
+    bad = {**good, "instance_id": "b__b-9", "patch": ""}
+    dataset = tmp_path / "rows.jsonl"
+    dataset.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    result = CliRunner().invoke(app, ["build", str(dataset), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.stdout)
+    assert (plan["refused_rows"], plan["refused"]) == (1, ["line 2 (b__b-9): missing or empty patch"])
+    dataset.write_text(json.dumps(bad) + "\n")
+    nothing = CliRunner().invoke(app, ["build", str(dataset), "--dry-run"])
+    assert nothing.exit_code == 2, nothing.output
+    assert "no usable row: 1 refused, first line 1 (b__b-9): missing or empty patch" in nothing.stderr
