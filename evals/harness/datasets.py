@@ -59,21 +59,30 @@ class DatasetLoad(BaseModel):
 
 def load_dataset(source: str | Path, split: str | None = None) -> DatasetLoad:
     """Load and check every row of `source`; raises DatasetError only when nothing can be read."""
+    from repoanchor.evals.harness.suite_format import safe_name  # suite_format reads tasks, which load datasets
+
     raw, errors, lines = _read(source, split)
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
+    folders: dict[str, str] = {}
     for number, item in enumerate(raw):
         if item is None:
             continue  # unreadable line, already reported by the reader
         row, problem = _check(item)
         if problem is None and row["instance_id"] in seen:
             problem = "duplicate instance_id"
+        elif problem is None and folders.get(safe_name(row["instance_id"]), row["instance_id"]) != row["instance_id"]:
+            other = folders[safe_name(row["instance_id"])]
+            problem = (
+                f"names the same folder as {other!r} ({safe_name(other)!r}: ids name folders, / and such become _)"
+            )
         if problem:
             instance_id = item.get("instance_id") if isinstance(item, dict) else None
             line = lines[number] if lines else None
             errors.append(RowError(row=number, line=line, instance_id=_text_or_none(instance_id), message=problem))
             continue
         seen.add(row["instance_id"])
+        folders[safe_name(row["instance_id"])] = row["instance_id"]
         rows.append(row)
     errors.sort(key=lambda error: error.row)
     return DatasetLoad(source=str(source), rows=rows, errors=errors)
