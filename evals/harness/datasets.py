@@ -99,6 +99,9 @@ def _read(source: str | Path, split: str | None) -> tuple[list[Any], list[RowErr
         if path.suffix == ".jsonl":
             return _read_jsonl(path)
         return _read_json(path), [], []
+    folder, _, named = str(source).rpartition(":")
+    if folder and named and Path(folder).is_dir():  # a save_to_disk folder's split, as the split error says
+        return _read_saved(Path(folder), split or named), [], []
     if isinstance(source, str) and HUB_ID.match(source):
         return _read_hub(source, split), [], []
     raise DatasetError(f"{source}: no such file or folder, and not a Hugging Face id (owner/name[:split])")

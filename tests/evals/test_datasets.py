@@ -146,6 +146,8 @@ def test_save_to_disk_folder(tmp_path):
     assert [r["instance_id"] for r in load_dataset(tmp_path / "dict", split="test").rows] == ["t"]
     with pytest.raises(DatasetError, match="name a split"):
         load_dataset(tmp_path / "dict")
+    # as the error says, FOLDER:SPLIT names it too, an absolute path included (not read as a Hugging Face id)
+    assert [r["instance_id"] for r in load_dataset(f"{tmp_path / 'dict'}:dev").rows] == ["d"]
 
 
 def test_hub_id_fails_clearly_offline(monkeypatch):
@@ -203,3 +205,14 @@ def test_lower_case_test_lists_are_named_in_the_refusal(tmp_path):
     row = {key.lower() if key in datasets.TEST_LISTS else key: value for key, value in good_row("a__b-1").items()}
     (error,) = load_dataset(write_jsonl(tmp_path / "d.jsonl", [row])).errors
     assert error.message == "FAIL_TO_PASS is missing (the row has 'fail_to_pass': rename it 'FAIL_TO_PASS')"
+
+
+def test_ids_that_would_share_a_folder_are_refused_after_the_first(tmp_path):
+    rows = [good_row("edge__slash/id-9"), good_row("edge__slash_id-9"), good_row("edge__slash_id-10")]
+    loaded = load_dataset(write_jsonl(tmp_path / "d.jsonl", rows))
+    assert [row["instance_id"] for row in loaded.rows] == ["edge__slash/id-9", "edge__slash_id-10"]
+    (error,) = loaded.errors
+    assert str(error) == (
+        "line 2 (edge__slash_id-9): names the same folder as 'edge__slash/id-9' ('edge__slash_id-9': ids name "
+        "folders, / and such become _)"
+    )
