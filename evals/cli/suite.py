@@ -70,7 +70,7 @@ def build(
         ),
     ] = None,
     venv_cache: Annotated[Path | None, typer.Option(help=VENV_CACHE_HELP)] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds allowed for one test run.")] = 1800.0,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds allowed for one test run.")] = 1800.0,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     instances: Annotated[
         list[str] | None,

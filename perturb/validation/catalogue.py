@@ -26,6 +26,9 @@ from repoanchor.perturb.validation.validate import Baseline, run_baseline, valid
 STACKS = {"all-14-spt": list(SPT_IDS), "all-17": [*SPT_IDS, *REPOMIRAGE_IDS]}
 KEYWORDS = {"dead-method": ["describe_state"], "dead-string-assign": ["state is not ready"]}
 """Keyword-bound transforms need names; these collide with nothing common (`--keyword` replaces them)."""
+MASKING = "runtime-target-masking"
+LISTED = 50
+"""Missing and added test ids a row keeps (its counts say how many in all)."""
 
 
 @dataclass
@@ -48,6 +51,10 @@ class CatalogueRow:
     """Of `seconds`: the variant's test run (the baseline's runs are shared by every row)."""
     changed_tests: list[dict] = field(default_factory=list)
     """{test, original, variant, sites: [{file, where, before, after}]} for each test whose outcome moved."""
+    missing_tests: list[str] = field(default_factory=list)
+    """Tests the original ran and the variant did not (the first `LISTED`)."""
+    added_tests: list[str] = field(default_factory=list)
+    """Tests the variant ran and the original did not (the first `LISTED`): a new module collected, say."""
 
 
 def plan(transforms: list[str] | None = None, stacks: bool = True) -> dict[str, list[str]]:
@@ -85,7 +92,11 @@ def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords) -
     started = time.monotonic()
     shutil.rmtree(tree, ignore_errors=True)  # what a killed run left
     given = {t: list((keywords or KEYWORDS).get(t, [])) for t in passes if t in KEYWORDS}
-    config = ApplyConfig(list(passes), fraction=1.0, file_fraction=1.0, seed=0, transform_keywords=given)
+    # masking must know the command that runs the tests: a `--doctest-modules` there imports every module
+    options = {MASKING: {"test_command": test_cmd}} if MASKING in passes else {}
+    config = ApplyConfig(
+        list(passes), fraction=1.0, file_fraction=1.0, seed=0, transform_keywords=given, options=options
+    )
     report = apply_tree(src, tree, config)
     applied_at = time.monotonic()
     applied = [o for o in report.outcomes if isinstance(o, Applied)]
@@ -95,6 +106,7 @@ def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords) -
     row.tests_compared, row.flaky, row.infra_error = checked.n_compared, len(checked.flaky), checked.infra_error
     row.changed, row.missing, row.added = len(checked.changed), len(checked.missing), len(checked.added)
     row.compile_errors = len(checked.compile_errors)
+    row.missing_tests, row.added_tests = checked.missing[:LISTED], checked.added[:LISTED]
     row.apply_seconds = round(applied_at - started, 2)
     row.test_seconds = round(float(checked.durations.get("variant") or 0.0), 2)
     for change in checked.changed:
@@ -168,6 +180,14 @@ def write_tables(out: Path, rows: list[CatalogueRow]) -> None:
             for site in change["sites"]:
                 rewrite = f"`{_line(site['before'])}` → `{_line(site['after'])}`"
                 lines.append(f"  - {site['file']} {site['where']}: {rewrite}")
+    for row in rows:
+        for count, tests, where in (
+            (row.missing, row.missing_tests, "missing from"),
+            (row.added, row.added_tests, "added to"),
+        ):
+            lines += [f"\n- **{row.name}**: `{test}` {where} the variant's run" for test in tests]
+            if count > len(tests):
+                lines.append(f"\n- **{row.name}**: and {count - len(tests)} more {where} the variant's run")
     write_atomic(out / "catalogue.md", "\n".join(lines) + "\n")
     csv = [",".join(COLUMNS + ("infra_error",))]
     csv += [",".join([*(str(getattr(r, c)) for c in COLUMNS), json.dumps(r.infra_error or "")]) for r in rows]

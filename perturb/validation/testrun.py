@@ -36,6 +36,8 @@ _CONFIG_SECTION = {
     "tox.ini": r"^\[pytest\]",
     "setup.cfg": r"^\[tool:pytest\]",
 }
+_CLOSERS = ("&", ")", "`", "\\")
+"""A command ending in one of these ends in a background job, a subshell or an escape."""
 _CHOOSES_OWN_SETUP = re.compile(r"(?:^|\s)(?:-c|--config-file|--rootdir|--confcutdir|cd)(?:[\s=]|$)")
 
 
@@ -70,14 +72,28 @@ def junit_command(test_cmd: str, junit: Path, tree: Path | None = None) -> str:
     """
     if "{junit}" in test_cmd:
         return test_cmd.replace("{junit}", shlex.quote(str(junit)))
-    if _PYTEST.search(_SHELL_SEPARATOR.split(test_cmd)[-1]):
+    command = test_cmd.rstrip()  # a YAML block's trailing newline
+    last = _SHELL_SEPARATOR.split(command)[-1]
+    if _PYTEST.search(last) and not command.endswith(_CLOSERS) and _calls_pytest(last):
         # no:cacheprovider: pytest would otherwise write .pytest_cache into the tree.
         xml = shlex.quote(str(junit))
-        return f"{test_cmd} --junitxml={xml} -p no:cacheprovider{_pytest_isolation(test_cmd, tree)}"
+        return f"{command} --junitxml={xml} -p no:cacheprovider{_pytest_isolation(command, tree)}"
     raise ValueError(
-        f"cannot tell where junit XML goes in {test_cmd!r}: it does not end in a pytest call; "
-        "put {junit} where the runner expects the XML path (e.g. 'tox -- --junitxml={junit}')"
+        f"cannot tell where junit XML goes in {test_cmd!r}: it does not end in a plain pytest call (options added "
+        "at its end would land in a subshell, a quoted `sh -c`, a comment or a background job); put {junit} where "
+        "the runner expects the XML path (e.g. 'tox -- --junitxml={junit}'); unittest and doctest suites run under "
+        "pytest too ('python -m pytest -q tests', '--doctest-modules'), which writes it"
     )
+
+
+def _calls_pytest(command: str) -> bool:
+    """Whether a word of `command` is pytest itself (not text inside a quoted `sh -c '...'`), with no comment
+    that would swallow options added at its end."""
+    try:
+        words, uncommented = shlex.split(command), shlex.split(command, comments=True)
+    except ValueError:
+        return False
+    return words == uncommented and any(word.rsplit("/", 1)[-1] in ("pytest", "py.test") for word in words)
 
 
 def has_pytest_config(folder: Path) -> bool:

@@ -186,6 +186,19 @@ def test_check_catalogue_lists_each_changed_test_with_the_sites_near_it_and_resu
     )
 
 
+def test_check_catalogue_tells_masking_the_test_command_that_collects_doctests(tmp_path: Path):
+    """`--doctest-modules` in the command imports every module by its file: masking must refuse, as a suite's
+    build makes it (it had masked, and the variant's collection failed: 'import file mismatch')."""
+    src = _project(tmp_path / "src")
+    (src / "pkg" / "mod.py").write_text('"""A module.\n\n>>> 1 + 1\n2\n"""\n' + SRC)
+    cmd = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q --doctest-modules pkg tests"
+    args = ["perturb", "check-catalogue", str(src), str(tmp_path / "out"), "--test-cmd", cmd, "--no-stacks"]
+    result = runner.invoke(app, [*args, "--repeat", "1", "-t", "runtime-target-masking"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)["rows"]
+    assert (row["sites"], row["files_changed"], row["missing"], row["added"]) == (0, 0, 0, 0)
+
+
 @pytest.mark.parametrize(
     ("options", "said"),
     [
@@ -200,3 +213,15 @@ def test_apply_refuses_options_it_would_ignore(tmp_path: Path, options, said):
     assert result.exit_code == 2, result.output
     assert said in " ".join(result.output.split())
     assert not (tmp_path / "out").exists()  # refused before anything was written
+
+
+def test_the_catalogue_table_names_missing_and_added_tests(tmp_path: Path):
+    from repoanchor.perturb.validation.catalogue import CatalogueRow, write_tables
+
+    row = CatalogueRow("runtime-target-masking", ["runtime-target-masking"], missing=1, added=3)
+    row.missing_tests, row.added_tests = ["tests/test_a.py::test_x"], ["pkg/core_twin.py::pkg.core_twin", "t::b"]
+    write_tables(tmp_path, [row])
+    table = (tmp_path / "catalogue.md").read_text()
+    assert "- **runtime-target-masking**: `tests/test_a.py::test_x` missing from the variant's run" in table
+    assert "- **runtime-target-masking**: `pkg/core_twin.py::pkg.core_twin` added to the variant's run" in table
+    assert "- **runtime-target-masking**: and 1 more added to the variant's run" in table

@@ -134,11 +134,20 @@ def test_script_and_file_uses_are_detected_from_project_text(tmp_path: Path):
     assert run_py(tmp_path / "out", code).stdout.split() == ["0", "__main__"]
 
 
-def test_doctest_collection_config_refuses_every_module(tmp_path: Path):
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [
+        ("pytest.ini", "[pytest]\naddopts = --doctest-modules\n"),
+        ("pytest.toml", '[pytest]\naddopts = ["--doctest-modules"]\n'),  # pytest 9's own TOML
+        ("pyproject.toml", '[project]\nname = "pkg"\n\n[tool.pytest]\naddopts = ["--doctest-modules"]\n'),
+    ],
+)
+@pytest.mark.parametrize("collection", ["any-config", "pytest-options"])
+def test_doctest_collection_config_refuses_every_module(tmp_path: Path, name: str, config: str, collection: str):
     files = {"pkg/__init__.py": "", "pkg/m.py": "def f():\n    if 1:\n        return 0\n"}
-    src = make_tree(tmp_path / "src", {**files, "pytest.ini": "[pytest]\naddopts = --doctest-modules\n"})
-    report = mask(src, tmp_path / "out")
-    assert reasons(report)["pkg/m.py"][0].startswith("doctest-collection: pytest.ini")
+    src = make_tree(tmp_path / "src", {**files, name: config})
+    report = mask(src, tmp_path / "out", collection=collection)
+    assert reasons(report)["pkg/m.py"][0].startswith(f"doctest-collection: {name}")
 
 
 # --- threads -------------------------------------------------------------------------------------

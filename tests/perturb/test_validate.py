@@ -237,10 +237,26 @@ def test_non_pytest_command_without_junit_placeholder_is_rejected(original: Path
         ("python -m pytest tests", "python -m pytest tests --junitxml=/j.xml -p no:cacheprovider"),
         ("cd src && /venv/bin/py.test", "cd src && /venv/bin/py.test --junitxml=/j.xml -p no:cacheprovider"),
         ("tox -- --junitxml={junit}", "tox -- --junitxml=/j.xml"),
+        ('pytest -q -k "a or b"', 'pytest -q -k "a or b" --junitxml=/j.xml -p no:cacheprovider'),
+        ("python -m pytest -q\n", "python -m pytest -q --junitxml=/j.xml -p no:cacheprovider"),  # a YAML block's
     ],
 )
 def test_junit_path_placement(command: str, expected: str):
     assert junit_command(command, Path("/j.xml")) == expected
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "(cd tests && python -m pytest -q)",  # the options would follow the subshell's `)`
+        "sh -c 'python -m pytest -q'",  # they would be sh's positional arguments
+        "python -m pytest -q  # run the tests",  # the comment would swallow them
+        "python -m pytest -q &",  # they would run as a command of their own
+    ],
+)
+def test_junit_options_are_never_appended_where_the_shell_would_misplace_them(command: str):
+    with pytest.raises(ValueError, match=r"put \{junit\} where the runner expects"):
+        junit_command(command, Path("/j.xml"))
 
 
 def test_junit_with_several_and_nested_suites(original: Path, tmp_path: Path):

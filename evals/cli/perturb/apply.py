@@ -141,7 +141,7 @@ def validate(
         ),
     ],
     repeat: Annotated[int, typer.Option(help="Baseline runs; tests whose outcome varies are flaky and excluded.")] = 1,
-    timeout: Annotated[float, typer.Option(help="Seconds allowed for one test run.")] = 1800,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds allowed for one test run.")] = 1800,
 ):
     """Differential testing: identical per-test outcomes on both trees (exit 0), a changed outcome or a
     file that does not compile (exit 1), or no usable test run (exit 2)."""

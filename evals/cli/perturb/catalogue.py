@@ -25,7 +25,7 @@ def check_catalogue_command(
     ] = None,
     stacks: Annotated[bool, typer.Option(help="Also the two stacks: the 14 SPTs together, all 17 together.")] = True,
     repeat: Annotated[int, typer.Option(help="Baseline runs; tests whose outcome varies are flaky and left out.")] = 2,
-    timeout: Annotated[float, typer.Option(help="Seconds allowed for one run of the test suite.")] = 1800,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds allowed for one run of the test suite.")] = 1800,
     keyword: Annotated[
         list[str] | None,
         typer.Option(help="Keyword for dead-method and dead-string-assign (default: describe_state / a phrase)."),

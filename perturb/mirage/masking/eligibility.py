@@ -53,7 +53,10 @@ TEXT_SUFFIXES = frozenset(
 )
 TEXT_NAMES = frozenset({"Makefile", "Dockerfile", "Justfile", "Procfile", "noxfile.py", "tox.ini"})
 MAX_TEXT_BYTES = 1_000_000
-PYTEST_CONFIGS = ("setup.cfg", "tox.ini", "pytest.ini", ".pytest.ini", "pyproject.toml", "noxfile.py")
+PYTEST_CONFIGS = (
+    "setup.cfg", "tox.ini", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "pyproject.toml", "noxfile.py"
+)  # fmt: skip
+"""Files whose pytest options hold for every run (pytest 9 reads `pytest.toml` and pyproject's `[tool.pytest]`)."""
 BUILD_RECORDS = (".egg-info", ".dist-info")
 """Generated file lists (SOURCES.txt, RECORD) name every module; they are not uses of one."""
 _PATH_TAIL = re.compile(r"[/\\]([A-Za-z_]\w*)\.py(?!\w)")
@@ -109,7 +112,7 @@ def survey_tree(root: Path, *, pytest_options_only: bool = False, listed: Elsewh
 
 
 _SECTION = re.compile(r"^\[([^\]\n]+)\][^\n]*\n(.*?)(?=^\[|\Z)", re.MULTILINE | re.DOTALL)
-PYTEST_SECTIONS = {"pytest", "tool:pytest", "tool.pytest.ini_options"}
+PYTEST_SECTIONS = {"pytest", "tool:pytest", "tool.pytest.ini_options", "tool.pytest"}
 """Where pytest reads its options: a `--doctest-modules` elsewhere (a tox env's command) is not every run's."""
 
 
