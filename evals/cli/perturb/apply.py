@@ -59,7 +59,11 @@ def apply(
     workers: Annotated[int, typer.Option(help="Worker processes (0 = one per core).")] = 0,
     option: Annotated[
         list[str] | None,
-        typer.Option(help="Tree-transform option ID.KEY=VALUE, e.g. proxy-imports.depth=6; repeatable."),
+        typer.Option(
+            help="Tree-transform option ID.KEY=VALUE, e.g. proxy-imports.depth=6; repeatable. Give masking the "
+            "command that will test the variant (runtime-target-masking.test_command='pytest --doctest-modules "
+            "pkg'): a doctest collection there imports every module by its file, and masking then refuses."
+        ),
     ] = None,
 ):
     """Write a transformed copy of SRC to OUT and its metadata beside it.
