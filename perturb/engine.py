@@ -113,6 +113,9 @@ def _transform_source(source, path, passes, seed, fraction, project, floor, keep
         return FileResult(path, None, outcomes, module, emission)
     code = _emitted(final, code, text, emission, keep_tree)
     if floor is not None and compile_error(code, path, floor):
+        if unjudged := compile_error(text, path, floor):  # the checks here cannot judge this file at all
+            reason = f"uncheckable: the file itself does not compile under the checks here ({unjudged})"
+            return FileResult(path, None, [Skipped(get_transform(p.transform).id, path, reason) for p in passes])
         final, outcomes, code = _run_passes(module, text, path, passes, seed, fraction, project, floor, emission)
         if not any(isinstance(o, Applied) for o in outcomes):
             return FileResult(path, None, outcomes, module, emission)

@@ -71,6 +71,8 @@ def passes_check(check_interpreters: bool, oldest: tuple[int, int], tree_passes:
     grammar there and fails under Python 3.8). Where the newest compiles them too, and the running Python lies
     between the two, the passes compile nothing. Not where tree transforms follow: they would read, and could
     write into a multi-file transaction, a file that a compile here would have rolled back first."""
+    if check_interpreters and oldest > CURRENT and installed_interpreters([oldest]):
+        return "none"  # the running Python cannot judge a newer one's syntax (PEP 695, PEP 701): the real one does
     if not (check_interpreters and oldest < CURRENT and installed_interpreters([oldest])):
         return "grammar"
     newest_later = CURRENT < NEWEST_CHECKED and installed_interpreters([NEWEST_CHECKED])
