@@ -59,8 +59,6 @@ class DatasetLoad(BaseModel):
 
 def load_dataset(source: str | Path, split: str | None = None) -> DatasetLoad:
     """Load and check every row of `source`; raises DatasetError only when nothing can be read."""
-    from repoanchor.evals.harness.suite_format import safe_name  # suite_format reads tasks, which load datasets
-
     raw, errors, lines = _read(source, split)
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -219,6 +217,12 @@ NUMBER_VERSION = (
 def _lowercase_hint(row: dict[str, Any], key: str) -> str:
     """SWE-bench Pro spells the test lists in lower case: say so, rather than only that the field is missing."""
     return f" (the row has {key.lower()!r}: rename it {key!r})" if row.get(key) is None and key.lower() in row else ""
+
+
+def safe_name(task_id: str) -> str:
+    """A task id usable as one folder name: never `.` or `..`, never read as a command option (`-x`)."""
+    name = re.sub(r"[^\w.-]", "_", task_id)
+    return f"_{name}" if name in (".", "..") or name.startswith("-") else name
 
 
 MAX_ID = 200

@@ -14,23 +14,17 @@ from `ground_truth/`. `repoanchor_repo` is the task's repository path relative t
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from repoanchor.evals.harness.datasets import safe_name
 from repoanchor.evals.harness.tasks import Task, TaskError
 
 TASKS_FILE = "tasks.jsonl"
 MANIFEST_FILE = "manifest.json"
 GROUND_TRUTH_DIR = "ground_truth"
 HIDDEN_FIELDS = ("patch", "test_patch", "repoanchor_gold_patch", "repoanchor_ground_truth")
-
-
-def safe_name(task_id: str) -> str:
-    """A task id usable as one folder name: never `.` or `..`, never read as a command option (`-x`)."""
-    name = re.sub(r"[^\w.-]", "_", task_id)
-    return f"_{name}" if name in (".", "..") or name.startswith("-") else name
 
 
 def ground_truth_file(suite: Path, task_id: str) -> Path:

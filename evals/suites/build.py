@@ -22,8 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from repoanchor.evals.harness.datasets import load_dataset
-from repoanchor.evals.harness.suite_format import safe_name
+from repoanchor.evals.harness.datasets import load_dataset, safe_name
 from repoanchor.evals.suites.export import dumps, jsonl, manifest, rejection, remove_stale_temporaries
 from repoanchor.evals.suites.kinds import Kind, SuiteConfig
 from repoanchor.evals.suites.pool import run_parallel

@@ -20,9 +20,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from repoanchor.evals.harness.datasets import safe_name
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.instance_env import cached_clone, source_repo
-from repoanchor.evals.harness.suite_format import safe_name
 from repoanchor.evals.suites.pool_ray import RayJobs
 from repoanchor.evals.suites.publish import (
     InstanceJob,

@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from repoanchor.evals.harness.container_run import choose_provider
-from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, read_suite_tasks, safe_name
+from repoanchor.evals.harness.datasets import safe_name
+from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, read_suite_tasks
 from repoanchor.evals.harness.tasks import TaskError
 from repoanchor.evals.suites.checks.validate import clone, suite_env, validate_task
 from repoanchor.evals.suites.export import sha256_file, tree_id

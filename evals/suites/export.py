@@ -16,7 +16,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, TASKS_FILE, safe_name
+from repoanchor.evals.harness.datasets import safe_name
+from repoanchor.evals.harness.suite_format import GROUND_TRUTH_DIR, MANIFEST_FILE, TASKS_FILE
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.metadata import tool_version
 

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness import instance_env
+from repoanchor.evals.harness.datasets import safe_name
 from repoanchor.evals.harness.dependencies.release_date import ROW_FIELD
 from repoanchor.evals.harness.failpoints import failpoint
 from repoanchor.evals.harness.grading import patched_files
 from repoanchor.evals.harness.instance_env import EnvSpec
-from repoanchor.evals.harness.suite_format import safe_name
 from repoanchor.evals.harness.venv_build import interpreter_version
 from repoanchor.evals.suites.checks.level1 import module_names
 from repoanchor.evals.suites.checks.original_blame import explain, failing_in_original

@@ -13,9 +13,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from repoanchor.evals.harness.datasets import load_dataset
+from repoanchor.evals.harness.datasets import load_dataset, safe_name
 from repoanchor.evals.harness.instance_env import source_repo
-from repoanchor.evals.harness.suite_format import safe_name
 from repoanchor.evals.suites.export import dumps, grading_row, jsonl, sha256_file, task_row, tree_id
 from repoanchor.evals.suites.selection import Selection, select_load
 from repoanchor.perturb.atomic import write_atomic

@@ -17,8 +17,8 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from repoanchor.evals.harness.datasets import safe_name
 from repoanchor.evals.harness.failpoints import failpoint
-from repoanchor.evals.harness.suite_format import safe_name
 from repoanchor.evals.suites.export import dumps, rejection
 from repoanchor.evals.suites.instance import Work, prepare
 from repoanchor.evals.suites.kinds import BUILDERS, SuiteConfig

@@ -20,7 +20,8 @@ from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
-from repoanchor.evals.harness.suite_format import MANIFEST_FILE, TASKS_FILE, read_suite_tasks, safe_name
+from repoanchor.evals.harness.datasets import safe_name
+from repoanchor.evals.harness.suite_format import MANIFEST_FILE, TASKS_FILE, read_suite_tasks
 from repoanchor.evals.interop.imports.grades import grade_record, read_grades
 from repoanchor.evals.interop.imports.runs import Batch, ImportedRun, SourceError
 from repoanchor.evals.runs.matrix import MatrixConfig, expand

@@ -17,9 +17,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from repoanchor.evals.harness.datasets import safe_name
 from repoanchor.evals.harness.grading import grade, run_tests
 from repoanchor.evals.harness.instance_env import EnvSpec
-from repoanchor.evals.harness.suite_format import safe_name
 from repoanchor.evals.suites.checks.validate import clone, suite_env
 from repoanchor.evals.suites.export import TRUTH_FORMAT, dumps, rejection
 from repoanchor.evals.suites.extend.scope import worktree_diff
