@@ -53,7 +53,6 @@ REASONS = {
     "jit-compiled": "a JIT compiler cannot type a dict global",
     "before-loader": "code before the loader cannot read the constants",
     "comment-inside": "a comment inside an implicit concatenation would be lost",
-    "line-sensitive": "the function reads its own line numbers, and a multi-line literal's call takes one line",
 }
 BUILD_SCRIPTS = {"setup.py", "noxfile.py", "versioneer.py", "conftest.py"}
 LOADER_IMPORTS = ("json", "os", "pathlib")
@@ -80,10 +79,14 @@ class ConstantExternalization(ModuleByModule):
         if parsed is None:
             return
         module, text = parsed
+        line_readers = line_reading_functions(module, text)
+        if line_readers:  # the loader's lines go above every function: each one's line numbers would move
+            name, what = next(iter(line_readers.values()))
+            ctx.skip(rel, f"line-sensitive: {name} reads line numbers ({what}); the loader's lines would move them")
+            return
         loader_index = insertion_index(module)
         scan = scan_module(module, keep_trivial=keep_trivial, first_allowed=loader_index)
-        held = dict.fromkeys(line_reading_functions(module, text), "line-sensitive")
-        _keep_inside(scan, held | dict.fromkeys(compiled_functions(module, text), "jit-compiled"))
+        _keep_inside(scan, dict.fromkeys(compiled_functions(module, text), "jit-compiled"))
         _report_refusals(ctx, rel, scan)
         if types is not None:  # groups are keyed (type name, repr): other kinds of value stay
             scan.groups = {key: sites for key, sites in scan.groups.items() if key[0] in types}
@@ -193,8 +196,8 @@ def _shadowed_stdlib(ctx: TreeContext, folder: PurePosixPath) -> str | None:
 
 
 def _keep_inside(scan: Scan, held: dict[int, str]) -> None:
-    """Literals inside a function of `held` (id -> reason class) stay: one that reads its own line numbers
-    (`source/line_sensitive.py`), one a JIT compiler compiles (`source/jit_compiled.py`)."""
+    """Literals inside a function of `held` (id -> reason class) stay: one a JIT compiler compiles
+    (`source/jit_compiled.py`). (A module with a function that reads its own line numbers is refused whole.)"""
     if not held:
         return
     for key, sites in list(scan.groups.items()):
