@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import libcst as cst
@@ -57,6 +57,8 @@ class TreeContext:
     """Folders the source tree lists at run time (`mirage.listing.listed_elsewhere`), read before any transform:
     one before (constant-externalization) may move a path's strings out of a module, or add a `__file__` read to
     an `__init__`. None: not read, and each `__init__` of the tree in hand is asked."""
+    links: dict[str, str] = field(default_factory=dict)
+    """Tree-relative path -> the link in the source tree that points at it (`source.files.link_targets`)."""
     _journal: list[tuple[str, bytes | None]] | None = None
     _pending_resolution: list[dict[str, str]] = field(default_factory=list)
     _sites: list[SiteRecord] = field(default_factory=list)
@@ -71,6 +73,14 @@ class TreeContext:
         if target.is_symlink() or not target.resolve().is_relative_to(self._real_root):
             raise PermissionError(f"{rel} resolves outside the variant tree")
         return target
+
+    def linked(self, rel: str) -> str | None:
+        """The link that points at `rel` or at a folder above it, or None: a module reached through one runs in
+        the link's package too, where the proxies and resources placed beside it are not."""
+        for place in (rel, *(parent.as_posix() for parent in PurePosixPath(rel).parents if str(parent) != ".")):
+            if place in self.links:
+                return self.links[place]
+        return None
 
     def exists(self, rel: str) -> bool:
         return self.path(rel).exists()

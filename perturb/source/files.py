@@ -146,3 +146,21 @@ def _symlink_reason(path: Path, root: Path) -> str:
     if not target.is_relative_to(root):
         return f"symlink: points outside the tree ({path.readlink()}); copied as a link, never transformed"
     return f"symlink: copied as a link, never transformed (target {target.relative_to(root).as_posix()})"
+
+
+def link_targets(root: Path) -> dict[str, str]:
+    """Tree-relative path -> the link in the tree that points at it from another folder, for every file or folder
+    link whose target lies inside the tree: a module reached through such a link is imported in the link's
+    package too, where its relative imports and the files beside its `__file__` are others (a link beside its
+    target, `pkg/link.py -> declared.py`, reaches the same folder). Walks no link, as `python_files`."""
+    root = root.resolve()
+    found: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        dirnames[:] = [d for d in dirnames if d not in NEVER_COPY]
+        for name in dirnames + filenames:
+            path = here / name
+            target = Path(os.path.realpath(path)) if path.is_symlink() else None
+            if target is not None and target.is_relative_to(root) and target != root and target.parent != here:
+                found.setdefault(_rel(target, root), _rel(path, root))
+    return found

@@ -79,6 +79,9 @@ class ConstantExternalization(ModuleByModule):
         if parsed is None:
             return
         module, text = parsed
+        if link := ctx.linked(rel):
+            ctx.skip(rel, f"symlink: {link} links to it; imported through the link, its JSON would be looked for there")
+            return
         line_readers = line_reading_functions(module, text)
         if line_readers:  # the loader's lines go above every function: each one's line numbers would move
             name, what = next(iter(line_readers.values()))

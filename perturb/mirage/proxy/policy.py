@@ -73,6 +73,8 @@ def placement(
         raise Refusal("script-module: may run as a script, where a proxy import cannot be proven to resolve")
     if _IDENTITY_REBIND.search(text):
         raise Refusal("module-identity-rebound: assigns __name__/__package__/__spec__, relative imports may move")
+    if link := ctx.linked(rel):
+        raise Refusal(f"symlink: {link} links to it; imported through the link, its proxies would be looked for there")
     init = f"{folder}/__init__.py" if folder else "__init__.py"
     if (ctx.root / init).is_symlink():
         raise Refusal(f"symlink: {init} is a link; its package cannot be proven to sit here")
