@@ -30,10 +30,49 @@ ALWAYS_INHERITED = frozenset(dir(object)) | frozenset(dir(type))
 
 
 def members_of(cls: cst.ClassDef) -> set[str]:
-    """Names the class body binds: def/class names, and every identifier of other statements."""
-    names = {stmt.name.value for stmt in cls.body.body if isinstance(stmt, (cst.FunctionDef, cst.ClassDef))}
-    others = [stmt for stmt in cls.body.body if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))]
-    return names.union(*(identifiers_in(code_for_node(stmt)) for stmt in others))
+    """Names the class body binds: def/class names, and every identifier of other statements. Blocks at class
+    level (`if`, `try`, `with`, loops: if-true-wrap and try-reraise-wrap put methods in them) are read through to
+    their own statements: a method inside one is a name, not its whole body's words (dead-string-assign's
+    strings among them, which had refused every keyword after those transforms)."""
+    return _bound_in(cls.body.body)
+
+
+def _bound_in(statements) -> set[str]:
+    names: set[str] = set()
+    for stmt in statements:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            names.add(stmt.name.value)
+        elif isinstance(stmt, _BLOCKS):
+            names |= _header_words(stmt) | _bound_in(_inner_statements(stmt))
+        else:
+            names |= identifiers_in(code_for_node(stmt))
+    return names
+
+
+_BLOCKS = (cst.If, cst.Try, cst.TryStar, cst.With, cst.For, cst.While)
+
+
+def _inner_statements(block) -> list:
+    """The statements of a block and of its else, elif, except and finally parts."""
+    parts = [block.body, getattr(block, "orelse", None), getattr(block, "finalbody", None)]
+    parts += list(getattr(block, "handlers", ()))
+    inner = []
+    for part in filter(None, parts):
+        if isinstance(part, cst.If):  # elif: its test and its statements
+            inner += [cst.Expr(part.test), *_inner_statements(part)]
+        else:  # a suite, or an else/finally/except whose suite holds the statements
+            suite = part if isinstance(part, cst.BaseSuite) else part.body
+            inner += list(suite.body)
+    return inner
+
+
+def _header_words(block) -> set[str]:
+    """Identifiers of a block's own headers (an `if` test, `with` items, a loop's target, `except ... as e`):
+    they may bind names at class level."""
+    parts = [getattr(block, "test", None), getattr(block, "target", None), getattr(block, "iter", None)]
+    parts += list(getattr(block, "items", ()))
+    parts += [piece for handler in getattr(block, "handlers", ()) for piece in (handler.type, handler.name)]
+    return set().union(*(identifiers_in(code_for_node(part)) for part in parts if part is not None))
 
 
 def _enumerated_here(ctx: FileContext) -> set[str]:
