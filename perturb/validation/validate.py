@@ -138,8 +138,9 @@ def run_copied(tree: Path, test_cmd: str, *, timeout: float) -> TestRun:
         copy_source_tree(tree, copy)
         try:
             run = run_tests(copy, test_cmd, timeout=timeout)
-        except InfrastructureError as exc:
-            raise InfrastructureError(f"{exc} (in a fresh copy of {tree})") from None
+        except InfrastructureError as exc:  # named by the tree it copies, not by the copy, gone once it returns
+            message = str(exc).replace(f"{copy.resolve()}:", f"{tree} (run in a fresh copy):", 1)
+            raise InfrastructureError(message) from None
     return replace(run, tree=str(tree))
 
 

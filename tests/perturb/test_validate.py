@@ -436,3 +436,11 @@ def test_failed_download_is_an_error_not_a_skip(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("REPOANCHOR_OFFLINE", raising=False)
     with pytest.raises(SdistUnavailable, match="REPOANCHOR_OFFLINE=1"):
         fetch_sdist("toolz", "0.0.1.dev0")  # no such release
+
+
+def test_a_run_that_fails_is_named_by_its_tree_not_by_the_scratch_copy(original: Path):
+    from repoanchor.perturb.validation.validate import run_copied
+
+    with pytest.raises(InfrastructureError) as failed:
+        run_copied(original, f"{PYTEST} --no-such-option", timeout=120)  # no junit XML written
+    assert str(failed.value).startswith(f"{original.resolve()} (run in a fresh copy): ")
