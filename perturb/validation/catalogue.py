@@ -19,9 +19,9 @@ from pathlib import Path, PurePosixPath
 
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.results import Applied
-from repoanchor.perturb.transforms import REPOMIRAGE_IDS, SPT_IDS
+from repoanchor.perturb.transforms import REPOMIRAGE_IDS, SPT_IDS, get_transform_class
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from repoanchor.perturb.validation.validate import Baseline, run_baseline, validate
+from repoanchor.perturb.validation.validate import Baseline, junit_command, run_baseline, validate
 
 STACKS = {"all-14-spt": list(SPT_IDS), "all-17": [*SPT_IDS, *REPOMIRAGE_IDS]}
 KEYWORDS = {"dead-method": ["describe_state"], "dead-string-assign": ["state is not ready"]}
@@ -68,12 +68,17 @@ def check_catalogue(
     repeat: int = 2, timeout: float = 1800, keywords: dict[str, list[str]] | None = None,
     on_row: Callable[[CatalogueRow], None] | None = None,
 ) -> list[CatalogueRow]:  # fmt: skip
-    """Every planned variant's row (read back where a run already wrote it); tables in OUT."""
+    """Every planned variant's row (read back where a run already wrote it); tables in OUT. A transform id or a
+    test command that cannot be used is refused (ValueError) before anything is written."""
     src, out = Path(src).resolve(), Path(out).resolve()
+    planned = plan(transforms, stacks)
+    for transform in {t for passes in planned.values() for t in passes}:
+        get_transform_class(transform)
+    junit_command(test_cmd, out / "junit.xml")  # where its XML would go, or why it cannot tell
     (out / "rows").mkdir(parents=True, exist_ok=True)
     baseline: Baseline | None = None
     rows = []
-    for name, passes in plan(transforms, stacks).items():
+    for name, passes in planned.items():
         path = out / "rows" / f"{name}.json"
         if path.is_file():
             row = CatalogueRow(**json.loads(path.read_text(encoding="utf-8")))

@@ -225,3 +225,15 @@ def test_the_catalogue_table_names_missing_and_added_tests(tmp_path: Path):
     assert "- **runtime-target-masking**: `tests/test_a.py::test_x` missing from the variant's run" in table
     assert "- **runtime-target-masking**: `pkg/core_twin.py::pkg.core_twin` added to the variant's run" in table
     assert "- **runtime-target-masking**: and 1 more added to the variant's run" in table
+
+
+@pytest.mark.parametrize(
+    ("args", "said"), [(["--test-cmd", "make test"], "put {junit} where"), (["-t", "nope"], "unknown transform 'nope'")]
+)
+def test_check_catalogue_refuses_a_bad_command_or_transform_before_writing_anything(tmp_path: Path, args, said):
+    src, out = _project(tmp_path / "src"), tmp_path / "out"
+    given = args if "--test-cmd" in args else ["--test-cmd", "pytest", *args]
+    result = runner.invoke(app, ["perturb", "check-catalogue", str(src), str(out), *given])
+    assert result.exit_code == 2, result.output
+    assert said in result.output
+    assert not out.exists()
