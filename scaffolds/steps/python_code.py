@@ -53,9 +53,9 @@ def only_reads(code: str) -> bool:
 
 
 def environment_query(code: str) -> str | None:
-    """ "other" for code that only imports and prints versions or fixed text (`import asgiref; print('ok')`),
-    "search" where it prints where a package lives (`__file__`); None for anything else, an import alone
-    included (that checks the code imports: a test)."""
+    """ "other" for code that only imports (and edits sys.path) and prints versions (`import django;
+    print(django.__version__)`), "search" where it prints where a package lives (`__file__`); None for anything
+    else: an import alone, or with fixed text only (`print('imported OK')`), checks that the code imports, a test."""
     tree = _tree(code)
     if tree is None:
         return None
