@@ -70,7 +70,9 @@ def passes_check(check_interpreters: bool, oldest: tuple[int, int], tree_passes:
     under its grammar (`ast`'s grammar versions are best effort anyway: a PEP 614 decorator passes the 3.8
     grammar there and fails under Python 3.8). Where the newest compiles them too, and the running Python lies
     between the two, the passes compile nothing. Not where tree transforms follow: they would read, and could
-    write into a multi-file transaction, a file that a compile here would have rolled back first."""
+    write into a multi-file transaction, a file that a compile here would have rolled back first. Where the project
+    needs a newer Python than this one (3.12 syntax), nothing compiled here can judge its files: the passes compile
+    nothing and that Python does (a file a tree transform wrote then fails as an integrity error, not silently)."""
     if check_interpreters and oldest > CURRENT and installed_interpreters([oldest]):
         return "none"  # the running Python cannot judge a newer one's syntax (PEP 695, PEP 701): the real one does
     if not (check_interpreters and oldest < CURRENT and installed_interpreters([oldest])):
