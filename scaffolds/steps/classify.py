@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from repoanchor.scaffolds.steps.python_steps import misquoted_python_write, python_step
-from repoanchor.scaffolds.steps.shell import ShellParseError, SimpleCommand, split_commands
+from repoanchor.scaffolds.steps.shell import ShellParseError, SimpleCommand, base_name, split_commands
 
 PHASE = {"search": "explore", "read": "explore", "edit": "edit", "test": "test", "other": "other"}
 # STEPS.md: a compound command takes the label of its highest-priority part.
@@ -36,11 +36,6 @@ class Label:
     rule: str
 
 
-def _base(path: str) -> str:
-    """Last path component; `/usr/bin/python3` and `./runtests.py` are named by it."""
-    return path.rstrip("/").rsplit("/", 1)[-1]
-
-
 def _label(category: str, decided_by: str, rule: str) -> Label:
     return Label(category, PHASE[category], decided_by.strip()[:200], rule)
 
@@ -56,6 +51,8 @@ EDIT = {"cp", "mv", "rm", "mkdir", "touch", "rmdir", "ln", "chmod", "patch", "tr
 TEST = {"pytest", "py.test", "tox", "nox", "make", "ninja", "cmake", "runtests.py", "runtests"}
 OTHER = {"echo", "printf", "pwd", "env", "export", "sleep", "true", "false", "cd", "source", "whoami", "date",
          "apt-get", "apt", "conda", "yum", "uname", "id", "set", "unset", "exit", "clear", "history"}  # fmt: skip
+IN_PLACE = re.compile(r"-[a-zA-Z]*i\S*|--in-place\S*")
+"""sed's and perl's in-place flag, alone or among others (`-i`, `-pi`, `-i.bak`, `--in-place=.orig`)."""
 WRAPPERS = {"sudo", "time", "nohup", "timeout", "command", "exec", "nice", "stdbuf"}
 GIT = {
     "status": "read", "diff": "read", "log": "read", "show": "read", "blame": "read",
@@ -84,7 +81,8 @@ def classify_shell(text: str, scripts: Mapping[str, str] | None = None) -> Label
         commands = split_commands(text)
     except ShellParseError:
         return _fallback(text)
-    if any(_fragment(cmd) for cmd in commands) and (misquoted := misquoted_python_write(text)):
+    fragments = any(_fragment(_without_prefixes(list(cmd.words))) for cmd in commands)
+    if fragments and (misquoted := misquoted_python_write(text)):
         return _label(*misquoted)
     labels = [_command(cmd, scripts or {}) for cmd in commands]
     labels = [lb for lb in labels if lb is not None]
@@ -106,7 +104,7 @@ def _fallback(text: str) -> Label:
         words = _without_prefixes([w.strip("'\"()`{}") for w in part.split()])
         if not words or not words[0]:
             continue
-        cat = _unparsed_category(_base(words[0]), words[1:])
+        cat = _unparsed_category(base_name(words[0]), words[1:])
         if cat and PRIORITY.index(cat) < PRIORITY.index(best.category):
             best = _label(cat, part, "unparsed-fallback")
     return best
@@ -125,7 +123,7 @@ def _without_prefixes(words: list[str]) -> list[str]:
 
 
 def _unparsed_category(name: str, args: list[str]) -> str | None:
-    if name in ("sed", "perl") and any(re.fullmatch(r"-[a-zA-Z]*i\S*|--in-place\S*", a) for a in args):
+    if name in ("sed", "perl") and any(IN_PLACE.fullmatch(a) for a in args):
         return "edit"
     if name == "git" and args:
         return GIT.get(args[0], "other")
@@ -148,20 +146,19 @@ def _command(cmd: SimpleCommand, scripts: Mapping[str, str]) -> Label | None:
         if target not in HARMLESS_TARGETS:
             return _label("edit", f"> {target}", "redirect-write")
     words = _without_prefixes(list(cmd.words))
-    if not words or words == ["__SUBST__"] or _fragment(cmd):
+    if not words or words == ["__SUBST__"] or _fragment(words):
         return None  # nothing runs, or a line of a quoted argument that a stray quote cut into a "command"
     return _words(words, cmd, scripts)
 
 
-def _fragment(cmd: SimpleCommand) -> bool:
-    """A "command" whose name spans lines: text of a quoted argument that a quote inside it cut loose (a
-    docstring's triple quotes inside `python -c "..."`)."""
-    words = _without_prefixes(list(cmd.words))
+def _fragment(words: list[str]) -> bool:
+    """A "command" (its words, prefixes dropped) whose name spans lines: text of a quoted argument that a quote
+    inside it cut loose (a docstring's triple quotes inside `python -c "..."`)."""
     return bool(words) and "\n" in words[0]
 
 
 def _words(words: list[str], cmd: SimpleCommand, scripts: Mapping[str, str] | None = None) -> Label:
-    name, args, text = _base(words[0]), words[1:], cmd.text
+    name, args, text = base_name(words[0]), words[1:], cmd.text
     if name == "cd":
         return _label("other", text, "cd")
     if name == "git":
@@ -174,7 +171,7 @@ def _words(words: list[str], cmd: SimpleCommand, scripts: Mapping[str, str] | No
     if name in ("xargs", "find"):
         return _find_or_xargs(name, args, cmd, scripts or {})
     if name in ("sed", "perl", "awk"):
-        in_place = any(re.fullmatch(r"-[a-zA-Z]*i\S*|--in-place\S*", a) for a in args) or "inplace" in args
+        in_place = any(IN_PLACE.fullmatch(a) for a in args) or "inplace" in args
         if in_place:
             return _label("edit", text, f"{name}-in-place")
         inline = any(re.fullmatch(r"-[a-zA-Z]*[eE][a-zA-Z]*", a) for a in args)  # -e, -ne, -lpe: a one-liner
@@ -192,7 +189,7 @@ def _words(words: list[str], cmd: SimpleCommand, scripts: Mapping[str, str] | No
         return _label("test", text, "shell-script")
     if name in ("npm", "yarn", "pnpm") and args[:1] in (["test"], ["run"]):
         return _label("test", text, "npm-test")
-    if name == "manage.py" or (args and _base(args[0]) == "manage.py"):
+    if name == "manage.py" or (args and base_name(args[0]) == "manage.py"):
         return _label("test", text, "django-manage")
     for cat, rule in (("search", "search-command"), ("read", "read-command"), ("edit", "file-op"),
                       ("test", "test-runner"), ("other", "environment")):  # fmt: skip

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 
 from repoanchor.scaffolds.steps.python_code import environment_query, only_reads, parses, rewritten_file
-from repoanchor.scaffolds.steps.shell import SimpleCommand
+from repoanchor.scaffolds.steps.shell import SimpleCommand, base_name
 
 Verdict = tuple[str, str, str]
 """(category, the part of the command that decided it, the rule's name)."""
@@ -53,7 +53,7 @@ def script_source(scripts: Mapping[str, str], script: str) -> str | None:
     for key in (script, script.removeprefix("./")):
         if key in scripts:
             return scripts[key]
-    named = [path for path in scripts if _name(path) == _name(script)]
+    named = [path for path in scripts if base_name(path) == base_name(script)]
     return scripts[named[0]] if len(named) == 1 else None
 
 
@@ -72,7 +72,7 @@ def _python_script(source: str, script: str, text: str) -> Verdict:
 
 
 def _by_name(script: str, text: str) -> Verdict:
-    if PATCH_SCRIPT.match(_name(script)):
+    if PATCH_SCRIPT.match(base_name(script)):
         return "edit", text, "python-patch-script"
     return "test", text, "python-script"
 
@@ -95,8 +95,3 @@ def misquoted_python_write(text: str) -> Verdict | None:
     what the agent wrote (the shell then runs the pieces, which fail)."""
     write = PY_WRITE.search(text) if PYTHON_C.search(text) else None
     return ("edit", write.group(0), "python-c-writes-misquoted") if write else None
-
-
-def _name(path: str) -> str:
-    """Last path component; `./fix_it.py` and `/testbed/fix_it.py` are named by it."""
-    return path.rstrip("/").rsplit("/", 1)[-1]

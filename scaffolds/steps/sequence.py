@@ -43,7 +43,7 @@ def files_written(action: Action, text: str) -> dict[str, str]:
     if tool in WRITE_TOOLS:
         path, content = action.tool_input.get("filePath"), action.tool_input.get("content")
         return {path: content} if isinstance(path, str) and isinstance(content, str) else {}
-    if tool not in ("bash", "shell", "sh"):
+    if tool not in ("bash", "shell", "sh") or "<<" not in text:  # only a heredoc gives a file's content
         return {}
     try:
         commands = split_commands(text)

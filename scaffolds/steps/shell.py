@@ -186,6 +186,11 @@ def _to_command(raw: str) -> SimpleCommand:
     return SimpleCommand(words=words, writes=writes, text=raw.replace(_MARK, "").strip())
 
 
+def base_name(path: str) -> str:
+    """Last path component: `/usr/bin/python3`, `./runtests.py` and `/testbed/fix_it.py` are named by it."""
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
 def split_commands(text: str) -> list[SimpleCommand]:
     """All simple commands in `text`, in order; raises ShellParseError when it cannot split."""
     return _Scanner(text).run()
