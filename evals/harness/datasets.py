@@ -61,29 +61,32 @@ def load_dataset(source: str | Path, split: str | None = None) -> DatasetLoad:
     """Load and check every row of `source`; raises DatasetError only when nothing can be read."""
     raw, errors, lines = _read(source, split)
     rows: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    folders: dict[str, str] = {}
+    folders: dict[str, str] = {}  # folder name -> the id of the row that has it (ids name folders)
     for number, item in enumerate(raw):
         if item is None:
             continue  # unreadable line, already reported by the reader
         row, problem = _check(item)
-        if problem is None and row["instance_id"] in seen:
-            problem = "duplicate instance_id"
-        elif problem is None and folders.get(safe_name(row["instance_id"]), row["instance_id"]) != row["instance_id"]:
-            other = folders[safe_name(row["instance_id"])]
-            problem = (
-                f"names the same folder as {other!r} ({safe_name(other)!r}: ids name folders, / and such become _)"
-            )
+        problem = problem or _folder_clash(row["instance_id"], folders)
         if problem:
             instance_id = item.get("instance_id") if isinstance(item, dict) else None
             line = lines[number] if lines else None
             errors.append(RowError(row=number, line=line, instance_id=_text_or_none(instance_id), message=problem))
             continue
-        seen.add(row["instance_id"])
         folders[safe_name(row["instance_id"])] = row["instance_id"]
         rows.append(row)
     errors.sort(key=lambda error: error.row)
     return DatasetLoad(source=str(source), rows=rows, errors=errors)
+
+
+def _folder_clash(instance_id: str, folders: dict[str, str]) -> str | None:
+    """Why `instance_id` cannot have its folder: the same id, or another whose folder name is the same."""
+    folder = safe_name(instance_id)
+    other = folders.get(folder)
+    if other is None:
+        return None
+    if other == instance_id:
+        return "duplicate instance_id"
+    return f"names the same folder as {other!r} ({folder!r}: ids name folders, / and such become _)"
 
 
 def _read(source: str | Path, split: str | None) -> tuple[list[Any], list[RowError], list[int]]:
@@ -204,12 +207,12 @@ def _check(item: Any) -> tuple[dict[str, Any], str | None]:
             return row, f"{key} {problem}" + _lowercase_hint(row, key)
         row[key] = tests
     if isinstance(row.get("version"), (int, float)) and not isinstance(row["version"], bool):
-        return row, NUMBER_VERSION.format(field="version", value=row["version"])
+        return row, NUMBER_VERSION.format(value=row["version"])
     return row, unusable_spec(row)
 
 
 NUMBER_VERSION = (
-    "{field} is a number ({value!r}), not text: as a number 0.20 is 0.2 and 1.10 is 1.1, other versions with other "
+    "version is a number ({value!r}), not text: as a number 0.20 is 0.2 and 1.10 is 1.1, other versions with other "
     "specs; store it as a string"
 )
 
