@@ -25,13 +25,18 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness.dependencies.current_env import needs_wrapper, wrap_interpreter
+from repoanchor.evals.harness.dependencies.dated_pins import pin_as_of
 from repoanchor.evals.harness.dependencies.pip_steps import (
     install_each_on_failure,
     install_environment_file,
     run_step,
 )
 from repoanchor.evals.harness.dependencies.release_date import TODAY, ReleaseDate, bound_venv, exact_pins
-from repoanchor.evals.harness.dependencies.requirements_file import requirement_lines, requirements_text
+from repoanchor.evals.harness.dependencies.requirements_file import (
+    requirement_lines,
+    requirements_in,
+    requirements_text,
+)
 from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
 from repoanchor.scaffolds.records import InfraError
@@ -47,9 +52,13 @@ def install_spec(repo: str, version: str | None) -> dict[str, Any] | None:
     return MAP_REPO_VERSION_TO_SPECS.get(repo, {}).get(str(version)) if version else None
 
 
+def _python(spec: dict[str, Any]) -> tuple[int, ...]:
+    return tuple(int(part) for part in str(spec["python"]).split(".")[:2])
+
+
 def find_python(version: str) -> str:
     """An interpreter for "3.9"-style `version`: the running one if it matches, else pyenv's or PATH's."""
-    wanted = tuple(int(part) for part in version.split(".")[:2])
+    wanted = _python({"python": version})
     if wanted == CURRENT:
         return getattr(sys, "_base_executable", sys.executable)
     found = installed_interpreters([wanted]).get(wanted)
@@ -83,6 +92,9 @@ def venv_key(repo: str, version: str, spec: dict[str, Any], as_of: str | None = 
     # environment setup commit (setup_files.py): which instance built it first decided what it holds.
     keyed = {**keyed, "setup_files": "environment_setup_commit"} if spec.get("packages") in FILES else keyed
     keyed = {**keyed, "uploaded_prior_to": as_of} if as_of else keyed
+    # Before pip 26 (Pythons before 3.9) a date is applied as constraints (dated_pins.py); such venvs had been
+    # built with today's releases under the same key.
+    keyed = {**keyed, "dated_by": "constraints"} if as_of and _python(spec) < (3, 9) else keyed
     keyed = {**keyed, "interpreter": "wrapped"} if needs_wrapper(spec) else keyed
     digest = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:10]
     return f"{repo.replace('/', '__')}-{version}-py{spec['python']}-{digest}"
@@ -182,7 +194,10 @@ def _build(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, date:
         if pins:
             steps.append("python -m pip install " + " ".join(f"'{p}'" for p in pins))
             run_step(steps[-1], checkout, venv, log)
-        unbound = bound_venv(venv, date)
+        unbound, pins = bound_venv(venv, date), {}
+        if unbound and date.when:  # an older pip: this tool's own pip chooses the top-level versions
+            pins, notes = pin_as_of(venv, spec, _named_requirements(repo, spec, files), date.when)
+            unbound, skipped = (None if pins else unbound), [*skipped, *notes]
         skipped += [unbound] if unbound else []
         done, missed = _dependencies(repo, spec, files, venv, log)
     finally:
@@ -190,8 +205,16 @@ def _build(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, date:
     as_of = None if unbound else date.when
     skipped += [files.fallback] if files.fallback else []
     record = {"python": python, "steps": [*steps, *done], "skipped": [*skipped, *missed], "dependencies_as_of": as_of}
+    record |= {"dated_pins": pins} if pins else {}
     record["setup_files"] = files.where()
     return record | {"dependencies_date": date.source}
+
+
+def _named_requirements(repo: str, spec: dict[str, Any], files: SetupFiles) -> list[str]:
+    """The requirements file's lines, where the spec installs one."""
+    if spec.get("packages") != "requirements.txt":
+        return []
+    return requirements_in(requirements_text(repo, files, spec.get("reqs_path")))
 
 
 def _dependencies(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, log: list[str]):
@@ -216,12 +239,13 @@ def _dependencies(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path
 def private_copy(venv: Path, dest: Path) -> Path:
     """A copy of the cached `venv` at `dest`, for one grade: the candidate's code (its conftest.py, its install)
     runs with write access to the venv it is given, and must not change what a later grade runs. Copied under
-    the venv's lock (no install half-done); the scripts in bin/ that name the venv's path name the copy's."""
+    the venv's lock (no install half-done); the scripts in bin/ and the pip.conf (its constraints file) that name
+    the venv's path name the copy's."""
     venv, dest = Path(venv), Path(dest)
     with locked(venv):
         shutil.copytree(venv, dest, symlinks=True)
     old, new = str(venv).encode(), str(dest).encode()
-    for script in (dest / "bin").iterdir():
+    for script in [*(dest / "bin").iterdir(), dest / "pip.conf"]:
         if script.is_file() and not script.is_symlink():
             content = script.read_bytes()
             if old in content:

@@ -384,6 +384,7 @@ def test_a_grade_gets_its_own_copy_of_the_venv_whatever_the_candidate_writes_the
     cached = tmp_path / "cache" / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(cached)], check=True)
     (cached / "bin" / "tool").write_text(f"#!{cached}/bin/python\nprint('tool')\n")
+    (cached / "pip.conf").write_text(f"[install]\nconstraint = {cached}/dated-constraints.txt\n")  # dated_pins.py
     copy = venv_build.private_copy(cached, tmp_path / "grade" / "venv")
     poison = "import site, sys; open(site.getsitepackages()[0] + '/poison.pth', 'w').write('import os\\n')"
     poison += "; print(sys.prefix)"
@@ -393,3 +394,4 @@ def test_a_grade_gets_its_own_copy_of_the_venv_whatever_the_candidate_writes_the
     assert not list(cached.glob("lib/python*/site-packages/poison.pth"))
     assert (copy / "bin" / "tool").read_text().startswith(f"#!{copy}/bin/python\n")
     assert (cached / "bin" / "tool").read_text().startswith(f"#!{cached}/bin/python\n")
+    assert (copy / "pip.conf").read_text() == f"[install]\nconstraint = {copy}/dated-constraints.txt\n"

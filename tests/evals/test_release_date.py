@@ -173,11 +173,11 @@ def _installed(venv, name: str) -> str:
     ).stdout.strip()
 
 
-def _built(tmp_path, repo: str, pip_packages: list[str], date: ReleaseDate = BEFORE_050):
-    """`build_venv` of a spec installing `pip_packages` on Python 3.11, from an empty checkout."""
+def _built(tmp_path, repo: str, pip_packages: list[str], date: ReleaseDate = BEFORE_050, python: str = "3.11"):
+    """`build_venv` of a spec installing `pip_packages` on `python`, from an empty checkout."""
     checkout = tmp_path / "checkout"
     checkout.mkdir(exist_ok=True)
-    spec = {"python": "3.11", "pip_packages": pip_packages}
+    spec = {"python": python, "pip_packages": pip_packages}
     return build_venv(repo, "1.0", spec, checkout, tmp_path / "venvs", date)
 
 

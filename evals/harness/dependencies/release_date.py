@@ -20,8 +20,9 @@ for every venv.
 
 The date is written into the venv's own `pip.conf` (pip's site configuration), so every pip run in the venv, its
 build's and each test run's project install alike, resolves under it; it needs pip 26.0 or later (Python 3.9 and
-later here): an older pip is recorded as not applying it. Files on a local index or find-links folder carry no
-upload time, and pip keeps them whatever the date.
+later here). An older pip gets the versions this tool's pip chooses under the date for the requirements the build
+names, as constraints (`dated_pins.py`), and where none can be chosen it is recorded as not applying the date.
+Files on a local index or find-links folder carry no upload time, and pip keeps them whatever the date.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ from repoanchor.evals.harness.dependencies.editable import installs_editable
 VARIABLE = "REPOANCHOR_DEPS_AS_OF"
 ROW_FIELD = "repoanchor_deps_as_of"
 PYTHON_RELEASED = {
-    "3.8": "2019-10-14", "3.9": "2020-10-05", "3.10": "2021-10-04", "3.11": "2022-10-24", "3.12": "2023-10-02",
-    "3.13": "2024-10-07", "3.14": "2025-10-07",
+    "3.5": "2015-09-13", "3.6": "2016-12-23", "3.7": "2018-06-27", "3.8": "2019-10-14", "3.9": "2020-10-05",
+    "3.10": "2021-10-04", "3.11": "2022-10-24", "3.12": "2023-10-02", "3.13": "2024-10-07", "3.14": "2025-10-07",
 }  # fmt: skip
 """Each Python's x.y.0 release; a version not listed sets no floor."""
 EDITABLE_FLOOR = "2022-08-12T00:00:00Z"

@@ -26,7 +26,12 @@ def requirements_text(repo: str, files: SetupFiles, paths: str | list[str] | Non
 
 def requirement_lines(path: Path) -> list[str]:
     """The requirements of a requirements file one by one: comments, blank lines and pip options left out."""
-    found = (line.split(" #")[0].strip() for line in path.read_text().splitlines())
+    return requirements_in(path.read_text())
+
+
+def requirements_in(text: str) -> list[str]:
+    """`requirement_lines` of a requirements file's text."""
+    found = (line.split(" #")[0].strip() for line in text.splitlines())
     return [line for line in found if line and not line.startswith(("#", "-"))]
 
 
