@@ -36,7 +36,8 @@ def test_a_requirements_files_lines_join_the_specs_and_what_cannot_be_dated_says
 def test_each_requirement_resolves_as_released_by_the_date_and_one_that_cannot_costs_only_itself():
     pins, left = resolve_as_of(["inflection", "inflection-no-such-project-xyz"], "3.8", BEFORE_050.when)
     assert pins == {"inflection": "0.4.0"}  # 0.5.0 came out after the date
-    assert len(left) == 1 and left[0].startswith("inflection-no-such-project-xyz: not resolved as of 2020-05-01")
+    assert len(left) == 1
+    assert left[0].startswith("inflection-no-such-project-xyz: not resolved as of 2020-05-01")
 
 
 @ONLINE

@@ -67,23 +67,26 @@ def test_the_date_is_never_before_the_specs_python_had_settled(clone, python, wh
 
 
 @pytest.mark.parametrize(
-    ("install", "when"),
+    ("install", "when", "python"),
     [
-        ("python -m pip install -e .[test]", "2022-08-12T00:00:00Z"),
-        ("pip install --editable .", "2022-08-12T00:00:00Z"),
-        ("python -m pip install .", "2021-04-06T00:00:00Z"),
-        ("python setup.py develop", "2021-04-06T00:00:00Z"),
-        ("pip3 install -e .", "2022-08-12T00:00:00Z"),
-        ("pip install . && bash -e run.sh", "2021-04-06T00:00:00Z"),
+        ("python -m pip install -e .[test]", "2022-08-12T00:00:00Z", "3.9"),
+        ("pip install --editable .", "2022-08-12T00:00:00Z", "3.9"),
+        ("python -m pip install .", "2021-04-06T00:00:00Z", "3.9"),
+        ("python setup.py develop", "2021-04-06T00:00:00Z", "3.9"),
+        ("pip3 install -e .", "2022-08-12T00:00:00Z", "3.9"),
+        ("pip install . && bash -e run.sh", "2021-04-06T00:00:00Z", "3.9"),
+        ("pip install -e .", "2019-01-01T00:00:00Z", "3.6"),  # pip 21 installs it by `setup.py develop`
+        ("pip install -e .", "2020-04-14T00:00:00Z", "3.8"),  # Python 3.8's settling, not setuptools 64
     ],
 )
-def test_an_editable_install_needs_setuptools_64s_date(tmp_path, monkeypatch, install, when):
+def test_an_editable_install_needs_setuptools_64s_date(tmp_path, monkeypatch, install, when, python):
     """pip 26 installs editable only through PEP 660's hooks, which setuptools has from 64 (2022-08-11): sphinx 5.0's
-    venv, dated 2022-06, could not install the project ("missing the 'build_editable' hook")."""
+    venv, dated 2022-06, could not install the project ("missing the 'build_editable' hook"). The pip of a Python
+    before 3.9 does not need them: scikit-learn 0.22's venv (3.6), dated 2022, had got pandas and pytest of 2022."""
     monkeypatch.delenv(VARIABLE, raising=False)
     repo = tmp_path / "repo"
     commit = _dated_repo(repo, "2019-01-01T00:00:00Z")
-    date = release_date({"environment_setup_commit": commit}, repo, {"python": "3.9", "install": install})
+    date = release_date({"environment_setup_commit": commit}, repo, {"python": python, "install": install})
     assert date.when == when
 
 

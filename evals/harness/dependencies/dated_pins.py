@@ -106,7 +106,7 @@ def pin_as_of(
 ) -> tuple[dict[str, str], list[str]]:
     """Constrain `venv` to the versions of its top-level requirements as released by `when`; returns the pins and
     what its record says (what was not dated, and why)."""
-    python = str(spec["python"])
+    python = _full_version(venv)  # pandas 1.1.5 requires Python >= 3.6.1: "3.6" would mean 3.6.0 to pip
     wanted, left = top_level_requirements(spec, requirement_lines)
     pins, unresolved = resolve_as_of(wanted, python, when)
     if pins:
@@ -115,3 +115,9 @@ def pin_as_of(
                        f"no --uploaded-prior-to, so this tool's pip chose them): what they depend on is the newest "
                        f"release for Python {python}")  # fmt: skip
     return pins, left + unresolved
+
+
+def _full_version(venv: Path) -> str:
+    probe = "import platform; print(platform.python_version())"
+    proc = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True)
+    return proc.stdout.strip()

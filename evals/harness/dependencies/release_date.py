@@ -99,9 +99,16 @@ def _floors(spec: dict[str, Any]) -> list[tuple[str, str]]:
     settled = _settled(str(spec.get("python")))
     if settled:
         found.append((settled, f"Python {spec['python']} released + {SETTLED.days} days"))
-    if installs_editable(str(spec.get("install") or "")):
+    # Only pip 26 (Python 3.9 and later) needs PEP 660's hooks: an older pip installs editable through
+    # `setup.py develop` (scikit-learn 0.22's Python 3.6 venv, dated 2022, got pandas and pytest of 2022).
+    if installs_editable(str(spec.get("install") or "")) and _python_tuple(spec) >= (3, 9):
         found.append((EDITABLE_FLOOR, "setuptools 64 (an editable install)"))
     return found
+
+
+def _python_tuple(spec: dict[str, Any]) -> tuple[int, ...]:
+    found = re.match(r"(\d+)\.(\d+)", str(spec.get("python") or ""))
+    return tuple(int(n) for n in found.groups()) if found else ()
 
 
 def _settled(python: str | None) -> str | None:
