@@ -93,7 +93,31 @@ def wrap_command(command: str, install: str | None = None) -> str:
 
     No `set -e`: as in SWE-bench's eval script, a failed install still lets the tests run and show it.
     """
-    return f"set -uo pipefail\n{install or ':'}\necho '{START}'\n{command}\necho '{END}'\n"
+    return (
+        f"set -uo pipefail\n{checked_install(install) if install else ':'}\necho '{START}'\n{command}\necho '{END}'\n"
+    )
+
+
+INSTALL_FAILED = "repoanchor: the install step exited with status"
+_INSTALL_STATUS = re.compile(re.escape(INSTALL_FAILED) + r" (\d+)")
+_EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception)\b.*\S", re.MULTILINE)
+
+
+def checked_install(install: str) -> str:
+    """`install`, then a line saying its exit status where it failed (the tests still run: `wrap_command`)."""
+    status = "__repoanchor_install_status"
+    return f'{{\n{install}\n}}\n{status}=$?\nif [ "${status}" -ne 0 ]; then echo "{INSTALL_FAILED} ${status}"; fi'
+
+
+def install_hint(log: str) -> str:
+    """ "; ..." saying that the run's install step failed, with the last exception line before it, else "": every
+    test then fails for that alone (scikit-learn 0.22 under Cython 3: `CompileError: sklearn/.../_ball_tree.pyx`)."""
+    found = _INSTALL_STATUS.search(log)
+    if found is None:
+        return ""
+    errors = _EXCEPTION_LINE.findall(log, 0, found.start())
+    last = f"; its last error: {errors[-1].strip()[:240]!r}" if errors else ""
+    return f"; the instance's install step failed (exit status {found.group(1)}{last})"
 
 
 def _parsers() -> dict[str, Callable]:

@@ -158,7 +158,8 @@ def _install_and_test(workdir: Path, row: dict[str, Any], env: EnvSpec, timeout:
     with locked(Path(env.venv)) if env.venv else nullcontext():
         # The install may fetch build dependencies, so it keeps the network (never a key); the tests, where a
         # candidate's conftest.py runs, do not get it. A failed install still lets the tests run and show it.
-        timed_out, output = run_command(env.install, workdir, env, timeout) if env.install else (False, "")
+        install = eval_script.checked_install(env.install) if env.install else None
+        timed_out, output = run_command(install, workdir, env, timeout) if install else (False, "")
         if not timed_out:
             timed_out, tests = run_command(script, workdir, env, timeout - (time.monotonic() - started), offline=True)
             output += tests

@@ -14,6 +14,9 @@ from repoanchor.evals.demo.fixture_project import materialize_fixture
 from repoanchor.evals.harness import eval_script, grading, instance_env, venv_build
 from repoanchor.evals.harness.datasets import load_dataset
 from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
+from repoanchor.evals.harness.eval_script import install_hint
+from repoanchor.evals.suites.checks.validate import level3_before
+from repoanchor.evals.suites.remap import Rejected
 from repoanchor.scaffolds.records import InfraError
 from tests.support.docker_engine import docker_engine_fixture  # noqa: F401
 from tests.support.env_images import fixture_env_image_fixture  # noqa: F401
@@ -395,3 +398,23 @@ def test_a_grade_gets_its_own_copy_of_the_venv_whatever_the_candidate_writes_the
     assert (copy / "bin" / "tool").read_text().startswith(f"#!{copy}/bin/python\n")
     assert (cached / "bin" / "tool").read_text().startswith(f"#!{cached}/bin/python\n")
     assert (copy / "pip.conf").read_text() == f"[install]\nconstraint = {copy}/dated-constraints.txt\n"
+
+
+def test_a_failed_install_is_named_in_the_level3_rejection(fixture):
+    """scikit-learn 0.22 under Cython 3: the install failed, every test then failed at import, and the rejection
+    said only that 93 PASS_TO_PASS tests fail; the install's exit status and last error now come with it."""
+    rows, envs = fixture
+    workdir, env = envs["fixture__ledger-1"]
+    breaking = "python -c \"import shutil; shutil.rmtree('ledger'); raise RuntimeError('no C compiler found')\""
+    with pytest.raises(Rejected) as rejected:
+        level3_before(workdir, rows["fixture__ledger-1"], env.model_copy(update={"install": breaking}), 600)
+    assert rejected.value.reason.endswith(
+        "; the instance's install step failed (exit status 1; its last error: 'RuntimeError: no C compiler found')"
+    )
+    quiet = "python -c \"print('RuntimeError: a message, not a failure')\""
+    result, verdict = run(fixture, "fixture__ledger-1", rows["fixture__ledger-1"]["patch"], timeout=600)
+    assert verdict.resolved
+    assert install_hint(result.log) == ""
+    succeeding = grading.run_tests(workdir, rows["fixture__ledger-1"], "", env.model_copy(update={"install": quiet}))
+    assert eval_script.INSTALL_FAILED not in succeeding.log
+    assert install_hint(succeeding.log) == ""

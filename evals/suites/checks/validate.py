@@ -16,6 +16,7 @@ from pathlib import Path
 
 from repoanchor.evals.harness import instance_env
 from repoanchor.evals.harness.container_run import choose_provider, env_image_spec
+from repoanchor.evals.harness.eval_script import install_hint
 from repoanchor.evals.harness.grading import grade, run_tests
 from repoanchor.evals.harness.instance_env import PARALLEL_CHECKOUT, EnvSpec
 from repoanchor.evals.harness.venv_build import private_copy
@@ -65,7 +66,8 @@ def _level3(check: Path, row: dict, patch: str, env: EnvSpec, timeout: float, wh
     broken = [name for name in wrong if result[name]]
     if broken:
         counts = ", ".join(f"{len(result[name])} {WRONG[name]} ({_first(result[name])})" for name in broken)
-        raise Rejected("level3", f"{when}: {counts}{offline_hint(run.log)}", {**result, "log": run.log[-3000:]})
+        hints = install_hint(run.log) + offline_hint(run.log)
+        raise Rejected("level3", f"{when}: {counts}{hints}", {**result, "log": run.log[-3000:]})
     return result
 
 
