@@ -27,6 +27,7 @@ from typing import Any
 from repoanchor.evals.harness.dependencies.current_env import needs_wrapper, wrap_interpreter
 from repoanchor.evals.harness.dependencies.dated_pins import pin_as_of
 from repoanchor.evals.harness.dependencies.pip_steps import (
+    full_python_version,
     install_each_on_failure,
     install_environment_file,
     run_step,
@@ -38,6 +39,7 @@ from repoanchor.evals.harness.dependencies.requirements_file import (
     requirements_text,
 )
 from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
+from repoanchor.evals.harness.dependencies.wheel_pins import with_wheels
 from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
 from repoanchor.scaffolds.records import InfraError
 
@@ -189,6 +191,8 @@ def _build(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, date:
     log: list[str] = []
     try:
         steps, skipped = upgrade_pip(spec, checkout, venv, log)
+        spec, moved = with_wheels(spec, full_python_version(venv))  # conda's pins PyPI has no wheel of
+        skipped += moved
         steps += [wrap_interpreter(venv)] if needs_wrapper(spec) else []
         pins = exact_pins(spec) if date.when else []
         if pins:

@@ -15,7 +15,6 @@ sdist whose metadata would need building here) stays undated, and the venv's rec
 from __future__ import annotations
 
 import json
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,9 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
+
+from repoanchor.evals.harness.dependencies.pip_steps import full_python_version
+from repoanchor.evals.harness.dependencies.requirements_file import package_list
 
 CONSTRAINTS = "dated-constraints.txt"
 """The venv's file of chosen versions, named by its pip.conf."""
@@ -34,7 +36,7 @@ def top_level_requirements(spec: dict[str, Any], requirement_lines: list[str]) -
     """(one requirement per project the venv's build installs by name, unpinned or bounded; why others are left)
     from the spec's package list, its `pip_packages` and its requirements file's lines. Specifiers given for one
     project in several places are joined; a project pinned anywhere to one version is its own choice."""
-    listed = _package_list(spec) + list(spec.get("pip_packages") or []) + requirement_lines
+    listed = package_list(spec) + list(spec.get("pip_packages") or []) + requirement_lines
     merged: dict[str, Requirement] = {}
     left: list[str] = []
     for text in listed:
@@ -53,11 +55,6 @@ def top_level_requirements(spec: dict[str, Any], requirement_lines: list[str]) -
             merged[name] = requirement
     exact = {name for name, req in merged.items() if any(s.operator in ("==", "===") for s in req.specifier)}
     return [str(req) for name, req in merged.items() if name not in exact], left
-
-
-def _package_list(spec: dict[str, Any]) -> list[str]:
-    packages = str(spec.get("packages") or "")
-    return [] if packages in ("requirements.txt", "environment.yml") else shlex.split(packages)
 
 
 def resolve_as_of(requirements: list[str], python: str, when: str) -> tuple[dict[str, str], list[str]]:
@@ -106,7 +103,7 @@ def pin_as_of(
 ) -> tuple[dict[str, str], list[str]]:
     """Constrain `venv` to the versions of its top-level requirements as released by `when`; returns the pins and
     what its record says (what was not dated, and why)."""
-    python = _full_version(venv)  # pandas 1.1.5 requires Python >= 3.6.1: "3.6" would mean 3.6.0 to pip
+    python = full_python_version(venv)
     wanted, left = top_level_requirements(spec, requirement_lines)
     pins, unresolved = resolve_as_of(wanted, python, when)
     if pins:
@@ -115,9 +112,3 @@ def pin_as_of(
                        f"no --uploaded-prior-to, so this tool's pip chose them): what they depend on is the newest "
                        f"release for Python {python}")  # fmt: skip
     return pins, left + unresolved
-
-
-def _full_version(venv: Path) -> str:
-    probe = "import platform; print(platform.python_version())"
-    proc = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True)
-    return proc.stdout.strip()

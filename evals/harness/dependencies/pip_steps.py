@@ -34,6 +34,13 @@ def venv_variables(venv: Path | str | None) -> dict[str, str]:
     return {**found, "VIRTUAL_ENV": str(venv)} if venv else found
 
 
+def full_python_version(venv: Path) -> str:
+    """The venv's Python as "X.Y.Z": pip's `--python-version` reads "3.6" as 3.6.0 (pandas 1.1.5 requires 3.6.1)."""
+    probe = "import platform; print(platform.python_version())"
+    proc = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True)
+    return proc.stdout.strip()
+
+
 def run_step(command: str, cwd: Path, venv: Path | None, log: list[str], timeout: float = 1800) -> None:
     """Run one setup command with the venv first on PATH; its output goes to `log`, failure raises."""
     proc = subprocess.run(

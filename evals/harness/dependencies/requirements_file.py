@@ -5,7 +5,9 @@ requirement at a time for the install that skips what fails."""
 from __future__ import annotations
 
 import posixpath
+import shlex
 from pathlib import Path
+from typing import Any
 
 from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 from repoanchor.scaffolds.records import InfraError
@@ -22,6 +24,13 @@ def requirements_text(repo: str, files: SetupFiles, paths: str | list[str] | Non
     if found is None:
         raise InfraError("environment_setup", f"{repo}: none of {paths} in {files.where()} of {files.checkout}")
     return _inline(files, *found)
+
+
+def package_list(spec: dict[str, Any]) -> list[str]:
+    """The requirements a spec's `packages` names one by one (conda's names, which SWE-bench's specs share with
+    PyPI), or none where it names a requirements or environment file."""
+    packages = str(spec.get("packages") or "")
+    return [] if packages in ("requirements.txt", "environment.yml") else shlex.split(packages)
 
 
 def requirement_lines(path: Path) -> list[str]:

@@ -1,0 +1,85 @@
+"""A spec's exact pin with no wheel for the venv's Python, moved to the nearest later release of its series with one.
+
+SWE-bench's specs describe conda environments, and conda's channels built packages for Pythons that the PyPI
+release never had wheels for: scikit-learn 1.3's spec pins numpy 1.19.2 and scipy 1.5.2 on Python 3.9, whose
+first wheels for 3.9 came with numpy 1.19.3 and scipy 1.5.4. From source, numpy 1.19.2 needs Cython < 3 and
+scipy a Fortran compiler: the venv build failed, and every instance of the version with it. Such a pin becomes
+the lowest later release of the same X.Y series that has a wheel for the venv's Python (a bug-fix release of the
+version the spec chose), and the venv's record says so. A pin whose series has none is left as it is (pip builds
+it, or says why not).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from repoanchor.evals.harness.dependencies.requirements_file import package_list
+
+_LISTED = re.compile(r"\(from versions: ([^)]*)\)")
+
+
+def exact_pin(text: str) -> tuple[str, Version] | None:
+    """(project, version) of a `name==X` requirement, else None."""
+    try:
+        requirement = Requirement(text)
+        (specifier,) = requirement.specifier
+        return (requirement.name, Version(specifier.version)) if specifier.operator == "==" else None
+    except (InvalidRequirement, InvalidVersion, ValueError):
+        return None
+
+
+def with_wheels(spec: dict[str, Any], python: str) -> tuple[dict[str, Any], list[str]]:
+    """`spec` with each exact pin of its package list and `pip_packages` that has no wheel for Python `python` (the
+    venv's full version) moved as the module says; and a line for the record per pin moved."""
+    listed = package_list(spec)
+    moved = {text: found for text in {*listed, *(spec.get("pip_packages") or [])} if (found := _moved(text, python))}
+    if not moved:
+        return spec, []
+    changed = dict(spec)
+    if listed:
+        changed["packages"] = " ".join(shlex.quote(moved[t][0] if t in moved else t) for t in listed)
+    if spec.get("pip_packages"):
+        changed["pip_packages"] = [moved[t][0] if t in moved else t for t in spec["pip_packages"]]
+    return changed, [note for _, note in (moved[text] for text in sorted(moved))]
+
+
+def _moved(text: str, python: str) -> tuple[str, str] | None:
+    """(the replacement requirement, why) for an exact pin with no wheel for `python`, else None."""
+    pinned = exact_pin(text)
+    if pinned is None:
+        return None
+    name, version = pinned
+    found = _wheel_versions(f"{name}=={version}", python)
+    if found is None:
+        return None  # the pin has a wheel (or pip could not tell): left as the spec wrote it
+    later = sorted(v for v in found if v > version and v.release[:2] == version.release[:2])
+    if not later:
+        return None
+    series = ".".join(map(str, version.release[:2]))
+    why = (f"{text}: no wheel for Python {python} on the index; {name}=={later[0]} instead (the first later {series} "
+           f"release with one: conda's channels had built the pinned one, PyPI's release did not)")  # fmt: skip
+    return f"{name}=={later[0]}", why
+
+
+def _wheel_versions(requirement: str, python: str) -> list[Version] | None:
+    """None where `requirement` has a wheel for `python`; else the versions that have one, as pip lists them."""
+    command = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed", "--no-deps"]
+    command += ["--only-binary", ":all:", "--python-version", python, requirement]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    listed = _LISTED.search(proc.stderr)
+    if proc.returncode == 0 or listed is None:
+        return None
+    versions = []
+    for text in listed.group(1).split(","):
+        try:
+            versions.append(Version(text.strip()))
+        except InvalidVersion:
+            continue
+    return versions
