@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness.dependencies.current_env import needs_wrapper, wrap_interpreter
-from repoanchor.evals.harness.dependencies.dated_pins import pin_as_of
+from repoanchor.evals.harness.dependencies.dated_pins import named_requirements, pin_as_of
 from repoanchor.evals.harness.dependencies.pip_steps import (
     full_python_version,
     install_each_on_failure,
@@ -35,7 +35,6 @@ from repoanchor.evals.harness.dependencies.pip_steps import (
 from repoanchor.evals.harness.dependencies.release_date import TODAY, ReleaseDate, bound_venv, exact_pins
 from repoanchor.evals.harness.dependencies.requirements_file import (
     requirement_lines,
-    requirements_in,
     requirements_text,
 )
 from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
@@ -200,7 +199,7 @@ def _build(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, date:
             run_step(steps[-1], checkout, venv, log)
         unbound, pins = bound_venv(venv, date), {}
         if unbound and date.when:  # an older pip: this tool's own pip chooses the top-level versions
-            pins, notes = pin_as_of(venv, spec, _named_requirements(repo, spec, files), date.when)
+            pins, notes = pin_as_of(venv, spec, named_requirements(repo, spec, files), date.when)
             unbound, skipped = (None if pins else unbound), [*skipped, *notes]
         skipped += [unbound] if unbound else []
         done, missed = _dependencies(repo, spec, files, venv, log)
@@ -212,13 +211,6 @@ def _build(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, date:
     record |= {"dated_pins": pins} if pins else {}
     record["setup_files"] = files.where()
     return record | {"dependencies_date": date.source}
-
-
-def _named_requirements(repo: str, spec: dict[str, Any], files: SetupFiles) -> list[str]:
-    """The requirements file's lines, where the spec installs one."""
-    if spec.get("packages") != "requirements.txt":
-        return []
-    return requirements_in(requirements_text(repo, files, spec.get("reqs_path")))
 
 
 def _dependencies(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, log: list[str]):

@@ -25,7 +25,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from repoanchor.evals.harness.dependencies.pip_steps import full_python_version
-from repoanchor.evals.harness.dependencies.requirements_file import package_list
+from repoanchor.evals.harness.dependencies.requirements_file import package_list, requirements_in, requirements_text
+from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 
 CONSTRAINTS = "dated-constraints.txt"
 """The venv's file of chosen versions, named by its pip.conf."""
@@ -55,6 +56,13 @@ def top_level_requirements(spec: dict[str, Any], requirement_lines: list[str]) -
             merged[name] = requirement
     exact = {name for name, req in merged.items() if any(s.operator in ("==", "===") for s in req.specifier)}
     return [str(req) for name, req in merged.items() if name not in exact], left
+
+
+def named_requirements(repo: str, spec: dict[str, Any], files: SetupFiles) -> list[str]:
+    """The requirements file's lines, where the spec installs one (read from `files`, as the build reads it)."""
+    if spec.get("packages") != "requirements.txt":
+        return []
+    return requirements_in(requirements_text(repo, files, spec.get("reqs_path")))
 
 
 def resolve_as_of(requirements: list[str], python: str, when: str) -> tuple[dict[str, str], list[str]]:
