@@ -43,6 +43,7 @@ from repoanchor.perturb.validation.compile_check import CURRENT, installed_inter
 from repoanchor.scaffolds.records import InfraError
 
 READY = "repoanchor-ready.json"
+TESTBED = re.compile(r"(?<![\w/.])/testbed(?![\w.-])")
 SYSTEM_STEP = re.compile(r"^\s*(apt-get|apt|locale-gen|wget|curl)\b|/etc/")
 
 
@@ -76,8 +77,9 @@ def interpreter_version(python: str) -> str:
 
 
 def split_pre_install(spec: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """(steps to run in the work folder, system steps skipped)."""
-    steps = spec.get("pre_install", [])
+    """(steps to run in the work folder, system steps skipped); SWE-bench's /testbed (the repository) is `$PWD` there
+    (matplotlib's `QHULL_BUILD_DIR="/testbed/build"` had made /testbed on the host)."""
+    steps = [TESTBED.sub("$PWD", step) for step in spec.get("pre_install", [])]
     return [s for s in steps if not SYSTEM_STEP.search(s)], [s for s in steps if SYSTEM_STEP.search(s)]
 
 

@@ -202,6 +202,10 @@ def test_install_specs_come_from_swebench_410(tmp_path):
         ["sed -i 's/>=>=/>=/' setup.cfg"],
         [],
     )
+    run_here, skipped = venv_build.split_pre_install(venv_build.install_spec("matplotlib/matplotlib", "3.5"))
+    assert 'QHULL_BUILD_DIR="$PWD/build"' in run_here  # SWE-bench's /testbed is the folder the steps run in
+    assert not [step for step in [*run_here, *skipped] if "/testbed" in step]
+    assert [step.split()[0] for step in skipped] == ["apt-get", "wget"]
     checkout = tmp_path / "flask"
     (checkout / "requirements").mkdir(parents=True)
     (checkout / "requirements" / "dev.txt").write_text("-r tests.txt\n-e .\npre-commit\n")
