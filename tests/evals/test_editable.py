@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -59,8 +60,8 @@ SKLEARN = "python -m pip install -v --no-use-pep517 --no-build-isolation -e ."
          f"python -m pip install {COMPAT} --no-build-isolation -e ."),
         ("python -m pip install -e .", PRE_PEP660, (25, 2), f"python -m pip install {COMPAT} -e ."),
         # scikit-learn 1.3-1.6: --no-use-pep517 is gone; without isolation the venv's setuptools builds it
-        (SKLEARN, None, (26, 0), f"python -m pip install 'setuptools>=64' && python -m pip install {COMPAT} -v "
-                                 "--no-build-isolation -e ."),
+        (SKLEARN, None, (26, 0), f"python -m pip install 'setuptools>=64' wheel && python -m pip install {COMPAT} "
+                                 "-v --no-build-isolation -e ."),
         (SKLEARN, None, (24, 0), SKLEARN),
         ("python -m pip install -e .", SETUPTOOLS, (26, 0), f"python -m pip install {COMPAT} -e ."),
         ("python -m pip install .", PRE_PEP660, (26, 0), "python -m pip install ."),
@@ -119,3 +120,33 @@ def test_the_compat_install_puts_the_checkout_on_sys_path(tmp_path):
                              (compat_editable(f"{python} -m pip install -q -e .", project, pip), "True")):  # fmt: skip
         subprocess.run(["bash", "-c", install], cwd=project, check=True, env=env, capture_output=True)
         assert subprocess.run(probe, cwd=tmp_path, capture_output=True, text=True).stdout.strip() == on_path, install
+
+
+@ONLINE
+def test_an_install_without_build_isolation_works_in_a_venv_without_wheel(tmp_path):
+    """scikit-learn 1.3's venv (dated 2023: setuptools 68) failed its editable install, "invalid command
+    'bdist_wheel'": setuptools before 70.1 needs the `wheel` package, which conda environments have and venvs not."""
+    project = tmp_path / "project"
+    (project / "widget").mkdir(parents=True)
+    (project / "widget" / "__init__.py").write_text("")
+    (project / "setup.py").write_text(
+        "from setuptools import setup\nsetup(name='widget', version='1', packages=['widget'])\n"
+    )
+    python, env, pip = _venv_with_new_pip(tmp_path)
+    venv = Path(python).parent.parent
+    subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", "wheel"], env=env, capture_output=True)
+    subprocess.run(
+        [python, "-m", "pip", "install", "-q", "setuptools==68.0.0"], check=True, env=env, capture_output=True
+    )
+    (venv / "pip.conf").write_text("[global]\nuploaded-prior-to = 2023-06-30T00:00:00Z\n")  # as a dated venv's
+    plain = SKLEARN.replace(" --no-use-pep517", "")
+    failed = subprocess.run(["bash", "-c", plain], cwd=project, env=env, capture_output=True, text=True)
+    assert failed.returncode != 0
+    assert "invalid command 'bdist_wheel'" in failed.stdout + failed.stderr
+    adapted = editable_install(SKLEARN, project, pip)
+    done = subprocess.run(["bash", "-c", adapted], cwd=project, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    probe = [python, "-c", "import widget; print(widget.__file__)"]
+    assert subprocess.run(probe, cwd=tmp_path, capture_output=True, text=True).stdout.strip() == str(
+        project / "widget" / "__init__.py"
+    )

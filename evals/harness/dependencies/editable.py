@@ -15,7 +15,7 @@ had: an editable install needs setuptools 64 in its build environment. So, from 
 dropped (scikit-learn's specs: "no such option"); a project whose build requirements pin an older setuptools
 (astroid 2.14: `setuptools~=62.6`, "missing the 'build_editable' hook") is built without isolation, on its build
 requirements with setuptools raised to 64, installed first into the venv; and an install without build isolation
-gets setuptools 64 in the venv first (a Python 3.9 venv brings setuptools 58).
+gets setuptools 64 and `wheel` in the venv first (a Python 3.9 venv brings setuptools 58, and no `wheel`).
 """
 
 from __future__ import annotations
@@ -70,7 +70,9 @@ def _without_develop(install: str, checkout: Path) -> str:
     install = NO_USE_PEP517.sub("", install)
     requires = build_requires(checkout)
     if "--no-build-isolation" in install:
-        first = [PEP660_SETUPTOOLS]
+        # setuptools before 70.1 builds an editable wheel with the `wheel` package, which a conda environment
+        # always has and a venv does not (scikit-learn 1.3: "invalid command 'bdist_wheel'").
+        first = [PEP660_SETUPTOOLS, "wheel"]
     elif pins_pre_pep660_setuptools(requires):
         first = with_pep660_setuptools(requires)
         install = EDITABLE_PIP_INSTALL.sub(lambda found: f"{found.group(0)} --no-build-isolation", install)
