@@ -101,6 +101,8 @@ def wrap_command(command: str, install: str | None = None) -> str:
 INSTALL_FAILED = "repoanchor: the install step exited with status"
 _INSTALL_STATUS = re.compile(re.escape(INSTALL_FAILED) + r" (\d+)")
 _EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception)\b.*\S", re.MULTILINE)
+_ERROR_LINE = re.compile(r"^\s*error: (?![a-z]+(?:-[a-z]+)+\s*$).*\S", re.MULTILINE | re.IGNORECASE)
+"""A build tool's `error: ...` line, not pip's summary codes (`error: metadata-generation-failed`)."""
 
 
 def checked_install(install: str) -> str:
@@ -115,7 +117,7 @@ def install_hint(log: str) -> str:
     found = _INSTALL_STATUS.search(log)
     if found is None:
         return ""
-    errors = _EXCEPTION_LINE.findall(log, 0, found.start())
+    errors = _EXCEPTION_LINE.findall(log, 0, found.start()) or _ERROR_LINE.findall(log, 0, found.start())
     last = f"; its last error: {errors[-1].strip()[:240]!r}" if errors else ""
     return f"; the instance's install step failed (exit status {found.group(1)}{last})"
 

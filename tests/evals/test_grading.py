@@ -422,3 +422,22 @@ def test_a_failed_install_is_named_in_the_level3_rejection(fixture):
     succeeding = grading.run_tests(workdir, rows["fixture__ledger-1"], "", env.model_copy(update={"install": quiet}))
     assert eval_script.INSTALL_FAILED not in succeeding.log
     assert install_hint(succeeding.log) == ""
+
+
+@pytest.mark.parametrize(
+    ("output", "named"),
+    [
+        # scikit-learn 0.22 under Cython 3 (pip 21): the exception, not pip's "Command errored out" after it
+        ("    Cython.Compiler.Errors.CompileError: sklearn/neighbors/_ball_tree.pyx\nERROR: Command errored out with "
+         "exit status 1: python -c 'import setuptools' develop --no-deps\n",
+         "'Cython.Compiler.Errors.CompileError: sklearn/neighbors/_ball_tree.pyx'"),
+        # scikit-learn 1.3 in a venv without wheel (pip 26): setuptools' line, not pip's summary codes
+        ("  error: invalid command 'bdist_wheel'\n  error: subprocess-exited-with-error\nerror: "
+         "metadata-generation-failed\n", "\"error: invalid command 'bdist_wheel'\""),
+        ("make: *** [all] Killed\n", None),
+    ],
+)  # fmt: skip
+def test_the_install_hint_names_the_errors_cause_where_its_log_shows_one(output, named):
+    hint = install_hint(f"{output}{eval_script.INSTALL_FAILED} 2\n")
+    last = f"; its last error: {named}" if named else ""
+    assert hint == f"; the instance's install step failed (exit status 2{last})"
