@@ -101,8 +101,12 @@ def wrap_command(command: str, install: str | None = None) -> str:
 INSTALL_FAILED = "repoanchor: the install step exited with status"
 _INSTALL_STATUS = re.compile(re.escape(INSTALL_FAILED) + r" (\d+)")
 _EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception)\b.*\S", re.MULTILINE)
-_ERROR_LINE = re.compile(r"^\s*error: (?![a-z]+(?:-[a-z]+)+\s*$).*\S", re.MULTILINE | re.IGNORECASE)
-"""A build tool's `error: ...` line, not pip's summary codes (`error: metadata-generation-failed`)."""
+_ERROR_LINES = (
+    re.compile(r"^\s*error: (?![a-z]+(?:-[a-z]+)+\s*$).*\S", re.MULTILINE),
+    re.compile(r"^\s*ERROR: .*\S", re.MULTILINE),
+)
+"""A build tool's `error: ...` line (not pip's summary codes, `error: metadata-generation-failed`), else pip's own
+`ERROR: ...` (`Failed building editable for matplotlib` says less than the line before it: freetype's download)."""
 
 
 def checked_install(install: str) -> str:
@@ -117,7 +121,8 @@ def install_hint(log: str) -> str:
     found = _INSTALL_STATUS.search(log)
     if found is None:
         return ""
-    errors = _EXCEPTION_LINE.findall(log, 0, found.start()) or _ERROR_LINE.findall(log, 0, found.start())
+    searched = (pattern.findall(log, 0, found.start()) for pattern in (_EXCEPTION_LINE, *_ERROR_LINES))
+    errors = next((lines for lines in searched if lines), [])
     last = f"; its last error: {errors[-1].strip()[:240]!r}" if errors else ""
     return f"; the instance's install step failed (exit status {found.group(1)}{last})"
 

@@ -434,6 +434,13 @@ def test_a_failed_install_is_named_in_the_level3_rejection(fixture):
         # scikit-learn 1.3 in a venv without wheel (pip 26): setuptools' line, not pip's summary codes
         ("  error: invalid command 'bdist_wheel'\n  error: subprocess-exited-with-error\nerror: "
          "metadata-generation-failed\n", "\"error: invalid command 'bdist_wheel'\""),
+        # matplotlib offline: setuptools' line names the download, pip's after it only the package
+        ("      error: Failed to download any of the following: ['https://download.savannah.gnu.org/releases/freetype/"
+         "freetype-2.6.1.tar.gz']\n  ERROR: Failed building editable for matplotlib\nerror: failed-wheel-build-for-"
+         "install\n", "\"error: Failed to download any of the following: ['https://download.savannah.gnu.org/releases/"
+         "freetype/freetype-2.6.1.tar.gz']\""),
+        ("ERROR: Could not find a version that satisfies the requirement widget==9\n",
+         "'ERROR: Could not find a version that satisfies the requirement widget==9'"),
         ("make: *** [all] Killed\n", None),
     ],
 )  # fmt: skip
