@@ -19,17 +19,24 @@ SKLEARN_13 = {  # swebench 4.1.0's spec for scikit-learn 1.3, as it is
 
 
 def test_the_named_requirements_are_joined_by_project_and_a_pinned_project_is_left_to_its_pin():
-    wanted, left = top_level_requirements(SKLEARN_13, [])
+    wanted, left = top_level_requirements(SKLEARN_13, [], "3.9.18")
     assert sorted(wanted) == ["joblib", "matplotlib<3.9.0", "pandas<2.0.0", "pytest", "setuptools", "threadpoolctl"]
     assert left == []
 
 
 def test_a_requirements_files_lines_join_the_specs_and_what_cannot_be_dated_says_why():
     spec = {"python": "3.6", "packages": "requirements.txt", "pip_packages": ["Jinja2<3", "six==1.16.0"]}
-    lines = ["jinja2>=2.10", "Six", "docutils; python_version < '3.7'", "git+https://example.invalid/x.git"]
-    wanted, left = top_level_requirements(spec, lines)
-    assert wanted == ["Jinja2<3,>=2.10"]  # one requirement per project, its specifiers joined; six is pinned
-    assert [reason.rsplit(": ", 1)[0] for reason in left] == [lines[2], lines[3]]
+    lines = ["jinja2>=2.10", "Six", "x @ git+https://example.invalid/x.git", "git+https://example.invalid/y.git",
+             "pylibmc; sys.platform != 'win32'",
+             "docutils; python_version < '3.7'", "typing; python_version < '3.5'"]  # fmt: skip
+    wanted, left = top_level_requirements(spec, lines, "3.6.15")
+    # One requirement per project, its specifiers joined; six is pinned; a marker is read for this machine and
+    # Python 3.6 (Django 3.0's tests/requirements/py3.txt: pylibmc and pywatchman where sys.platform != 'win32').
+    assert wanted == ["Jinja2<3,>=2.10", "pylibmc", "docutils"]
+    assert left == [
+        "x @ git+https://example.invalid/x.git: a URL, left undated",
+        "git+https://example.invalid/y.git: not a requirement pip can date here, left undated",
+    ]
 
 
 @ONLINE

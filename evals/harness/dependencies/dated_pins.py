@@ -33,7 +33,9 @@ CONSTRAINTS = "dated-constraints.txt"
 RESOLVE_TIMEOUT = 600
 
 
-def top_level_requirements(spec: dict[str, Any], requirement_lines: list[str]) -> tuple[list[str], list[str]]:
+def top_level_requirements(
+    spec: dict[str, Any], requirement_lines: list[str], python: str
+) -> tuple[list[str], list[str]]:
     """(one requirement per project the venv's build installs by name, unpinned or bounded; why others are left)
     from the spec's package list, its `pip_packages` and its requirements file's lines. Specifiers given for one
     project in several places are joined; a project pinned anywhere to one version is its own choice."""
@@ -46,9 +48,12 @@ def top_level_requirements(spec: dict[str, Any], requirement_lines: list[str]) -
         except InvalidRequirement:
             left.append(f"{text}: not a requirement pip can date here, left undated")
             continue
-        if requirement.url or requirement.marker:
-            left.append(f"{text}: a URL or an environment marker, left undated")
+        if requirement.url:
+            left.append(f"{text}: a URL, left undated")
             continue
+        if requirement.marker and not requirement.marker.evaluate(_target(python)):
+            continue  # not installed on the venv's Python here
+        requirement.marker = None
         name = canonicalize_name(requirement.name)
         if name in merged:
             merged[name].specifier &= requirement.specifier
@@ -56,6 +61,10 @@ def top_level_requirements(spec: dict[str, Any], requirement_lines: list[str]) -
             merged[name] = requirement
     exact = {name for name, req in merged.items() if any(s.operator in ("==", "===") for s in req.specifier)}
     return [str(req) for name, req in merged.items() if name not in exact], left
+
+
+def _target(python: str) -> dict[str, str]:
+    return {"python_version": ".".join(python.split(".")[:2]), "python_full_version": python}
 
 
 def named_requirements(repo: str, spec: dict[str, Any], files: SetupFiles) -> list[str]:
@@ -112,7 +121,7 @@ def pin_as_of(
     """Constrain `venv` to the versions of its top-level requirements as released by `when`; returns the pins and
     what its record says (what was not dated, and why)."""
     python = full_python_version(venv)
-    wanted, left = top_level_requirements(spec, requirement_lines)
+    wanted, left = top_level_requirements(spec, requirement_lines, python)
     pins, unresolved = resolve_as_of(wanted, python, when)
     if pins:
         constrain_venv(venv, pins)
