@@ -39,7 +39,10 @@ def with_wheels(spec: dict[str, Any], python: str) -> tuple[dict[str, Any], list
     """`spec` with each exact pin of its package list and `pip_packages` that has no wheel for Python `python` (the
     venv's full version) moved as the module says; and a line for the record per pin moved."""
     listed = package_list(spec)
-    moved = {text: found for text in {*listed, *(spec.get("pip_packages") or [])} if (found := _moved(text, python))}
+    pins = sorted(text for text in {*listed, *(spec.get("pip_packages") or [])} if exact_pin(text))
+    if not pins or _dry_run(pins, python)[0]:  # one call where every pin has a wheel (astropy 1.3 pins 28)
+        return spec, []
+    moved = {text: found for text in pins if (found := _moved(text, python))}
     if not moved:
         return spec, []
     changed = dict(spec)
@@ -68,13 +71,19 @@ def _moved(text: str, python: str) -> tuple[str, str] | None:
     return f"{name}=={later[0]}", why
 
 
+def _dry_run(requirements: list[str], python: str) -> tuple[bool, str]:
+    """(whether every requirement has a wheel for `python`, pip's messages)."""
+    command = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed", "--no-deps"]
+    command += ["--only-binary", ":all:", "--python-version", python, *requirements]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    return proc.returncode == 0, proc.stderr
+
+
 def _wheel_versions(requirement: str, python: str) -> list[Version] | None:
     """None where `requirement` has a wheel for `python`; else the versions that have one, as pip lists them."""
-    command = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed", "--no-deps"]
-    command += ["--only-binary", ":all:", "--python-version", python, requirement]
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-    listed = _LISTED.search(proc.stderr)
-    if proc.returncode == 0 or listed is None:
+    has_wheel, messages = _dry_run([requirement], python)
+    listed = _LISTED.search(messages)
+    if has_wheel or listed is None:
         return None
     versions = []
     for text in listed.group(1).split(","):
