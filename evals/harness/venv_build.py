@@ -33,10 +33,7 @@ from repoanchor.evals.harness.dependencies.pip_steps import (
     run_step,
 )
 from repoanchor.evals.harness.dependencies.release_date import TODAY, ReleaseDate, bound_venv, exact_pins
-from repoanchor.evals.harness.dependencies.requirements_file import (
-    requirement_lines,
-    requirements_text,
-)
+from repoanchor.evals.harness.dependencies.requirements_file import requirement_lines, requirements_text
 from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 from repoanchor.evals.harness.dependencies.wheel_pins import with_wheels
 from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
@@ -199,10 +196,10 @@ def _build(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, date:
         if pins:
             steps.append("python -m pip install " + " ".join(f"'{p}'" for p in pins))
             run_step(steps[-1], checkout, venv, log)
-        unbound, pins = bound_venv(venv, date), {}
+        unbound, dated = bound_venv(venv, date), {}
         if unbound and date.when:  # an older pip: this tool's own pip chooses the top-level versions
-            pins, notes = pin_as_of(venv, spec, named_requirements(repo, spec, files), date.when)
-            unbound, skipped = (None if pins else unbound), [*skipped, *notes]
+            dated, notes = pin_as_of(venv, spec, named_requirements(repo, spec, files), date.when)
+            unbound, skipped = (None if dated else unbound), [*skipped, *notes]
         skipped += [unbound] if unbound else []
         done, missed = _dependencies(repo, spec, files, venv, log)
     finally:
@@ -210,7 +207,7 @@ def _build(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, date:
     as_of = None if unbound else date.when
     skipped += [files.fallback] if files.fallback else []
     record = {"python": python, "steps": [*steps, *done], "skipped": [*skipped, *missed], "dependencies_as_of": as_of}
-    record |= {"dated_pins": pins} if pins else {}
+    record |= {"dated_pins": dated} if dated else {}
     record["setup_files"] = files.where()
     return record | {"dependencies_date": date.source}
 
