@@ -32,8 +32,15 @@ from repoanchor.evals.harness.dependencies.pip_steps import (
     install_environment_file,
     run_step,
 )
-from repoanchor.evals.harness.dependencies.release_date import TODAY, ReleaseDate, bound_venv, exact_pins
-from repoanchor.evals.harness.dependencies.requirements_file import requirement_lines, requirements_text
+from repoanchor.evals.harness.dependencies.release_date import (
+    FIRST_PIP_PYTHON,
+    TODAY,
+    ReleaseDate,
+    bound_venv,
+    exact_pins,
+    spec_python,
+)
+from repoanchor.evals.harness.dependencies.requirements_file import PACKAGE_FILES, requirement_lines, requirements_text
 from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 from repoanchor.evals.harness.dependencies.wheel_pins import with_wheels
 from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
@@ -51,13 +58,9 @@ def install_spec(repo: str, version: str | None) -> dict[str, Any] | None:
     return MAP_REPO_VERSION_TO_SPECS.get(repo, {}).get(str(version)) if version else None
 
 
-def _python(spec: dict[str, Any]) -> tuple[int, ...]:
-    return tuple(int(part) for part in str(spec["python"]).split(".")[:2])
-
-
 def find_python(version: str) -> str:
     """An interpreter for "3.9"-style `version`: the running one if it matches, else pyenv's or PATH's."""
-    wanted = _python({"python": version})
+    wanted = tuple(int(part) for part in version.split(".")[:2])
     if wanted == CURRENT:
         return getattr(sys, "_base_executable", sys.executable)
     found = installed_interpreters([wanted]).get(wanted)
@@ -80,21 +83,17 @@ def split_pre_install(spec: dict[str, Any]) -> tuple[list[str], list[str]]:
     return [s for s in steps if not SYSTEM_STEP.search(s)], [s for s in steps if SYSTEM_STEP.search(s)]
 
 
-FILES = ("requirements.txt", "environment.yml")
-"""`packages` values naming a file of the repository."""
-
-
 def venv_key(repo: str, version: str, spec: dict[str, Any], as_of: str | None = None) -> str:
     # The spec's hash is in the key so an edited spec never reuses a venv built from the old one; a venv whose
     # environment file was once skipped is not reused either, nor one resolved under another release date.
     keyed = {**spec, "environment_file": 1} if spec.get("packages") == "environment.yml" else spec
     # Nor one whose requirements or environment file was read at an instance's base commit, not at the version's
     # environment setup commit (setup_files.py): which instance built it first decided what it holds.
-    keyed = {**keyed, "setup_files": "environment_setup_commit"} if spec.get("packages") in FILES else keyed
+    keyed = {**keyed, "setup_files": "environment_setup_commit"} if spec.get("packages") in PACKAGE_FILES else keyed
     keyed = {**keyed, "uploaded_prior_to": as_of} if as_of else keyed
     # Before pip 26 (Pythons before 3.9) a date is applied as constraints (dated_pins.py); such venvs had been
     # built with today's releases under the same key.
-    keyed = {**keyed, "dated_by": "constraints"} if as_of and _python(spec) < (3, 9) else keyed
+    keyed = {**keyed, "dated_by": "constraints"} if as_of and spec_python(spec) < FIRST_PIP_PYTHON else keyed
     keyed = {**keyed, "interpreter": "wrapped"} if needs_wrapper(spec) else keyed
     digest = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:10]
     return f"{repo.replace('/', '__')}-{version}-py{spec['python']}-{digest}"
@@ -189,7 +188,8 @@ def _build(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, date:
     log: list[str] = []
     try:
         steps, skipped = upgrade_pip(spec, checkout, venv, log)
-        spec, moved = with_wheels(spec, full_python_version(venv))  # conda's pins PyPI has no wheel of
+        full_version = full_python_version(venv)
+        spec, moved = with_wheels(spec, full_version)  # conda's pins PyPI has no wheel of
         skipped += moved
         steps += [wrap_interpreter(venv)] if needs_wrapper(spec) else []
         pins = exact_pins(spec) if date.when else []
@@ -198,7 +198,7 @@ def _build(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, date:
             run_step(steps[-1], checkout, venv, log)
         unbound, dated = bound_venv(venv, date), {}
         if unbound and date.when:  # an older pip: this tool's own pip chooses the top-level versions
-            dated, notes = pin_as_of(venv, spec, named_requirements(repo, spec, files), date.when)
+            dated, notes = pin_as_of(venv, spec, named_requirements(repo, spec, files), date.when, full_version)
             unbound, skipped = (None if dated else unbound), [*skipped, *notes]
         skipped += [unbound] if unbound else []
         done, missed = _dependencies(repo, spec, files, venv, log)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from repoanchor.evals.harness.dependencies.pip_steps import full_python_version
+from repoanchor.evals.harness.dependencies.pip_steps import host_dry_run
 from repoanchor.evals.harness.dependencies.requirements_file import package_list, requirements_in, requirements_text
 from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 
@@ -95,8 +94,7 @@ def resolve_as_of(requirements: list[str], python: str, when: str) -> tuple[dict
 def _resolve(requirements: list[str], python: str, when: str) -> tuple[dict[str, str], str | None]:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        command = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed", "--no-deps"]
-        command += ["--python-version", python, "--uploaded-prior-to", when, "--report", str(report), *requirements]
+        command = host_dry_run(python, "--uploaded-prior-to", when, "--report", str(report), *requirements)
         try:
             proc = subprocess.run(command, capture_output=True, text=True, timeout=RESOLVE_TIMEOUT, check=False)
         except subprocess.TimeoutExpired:
@@ -116,11 +114,10 @@ def constrain_venv(venv: Path, pins: dict[str, str]) -> None:
 
 
 def pin_as_of(
-    venv: Path, spec: dict[str, Any], requirement_lines: list[str], when: str
+    venv: Path, spec: dict[str, Any], requirement_lines: list[str], when: str, python: str
 ) -> tuple[dict[str, str], list[str]]:
-    """Constrain `venv` to the versions of its top-level requirements as released by `when`; returns the pins and
-    what its record says (what was not dated, and why)."""
-    python = full_python_version(venv)
+    """Constrain `venv` (whose Python is `python`, "X.Y.Z") to the versions of its top-level requirements as
+    released by `when`; returns the pins and what its record says (what was not dated, and why)."""
     wanted, left = top_level_requirements(spec, requirement_lines, python)
     pins, unresolved = resolve_as_of(wanted, python, when)
     if pins:

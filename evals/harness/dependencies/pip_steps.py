@@ -41,6 +41,13 @@ def full_python_version(venv: Path) -> str:
     return proc.stdout.strip()
 
 
+def host_dry_run(python: str, *options: str) -> list[str]:
+    """The command of this tool's own pip (26+) choosing versions for a venv's Python `python` ("X.Y.Z"): nothing
+    installed, no dependency followed (`dated_pins`, `wheel_pins`); `options` and the requirements follow."""
+    command = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed", "--no-deps"]
+    return [*command, "--python-version", python, *options]
+
+
 def run_step(command: str, cwd: Path, venv: Path | None, log: list[str], timeout: float = 1800) -> None:
     """Run one setup command with the venv first on PATH; its output goes to `log`, failure raises."""
     proc = subprocess.run(

@@ -51,6 +51,8 @@ SETTLED = timedelta(days=183)
 """From a Python's release to the date its packages are taken from: wheels for it and support for it come in."""
 FIRST_PIP = (26, 0)
 """The first pip with `--uploaded-prior-to`."""
+FIRST_PIP_PYTHON = (3, 9)
+"""The oldest Python pip 26 runs on: an older one's venv keeps an older pip (`dated_pins.py` dates it)."""
 
 
 @dataclass(frozen=True)
@@ -102,12 +104,13 @@ def _floors(spec: dict[str, Any]) -> list[tuple[str, str]]:
         found.append((settled, f"Python {spec['python']} released + {SETTLED.days} days"))
     # Only pip 26 (Python 3.9 and later) needs PEP 660's hooks: an older pip installs editable through
     # `setup.py develop` (scikit-learn 0.22's Python 3.6 venv, dated 2022, got pandas and pytest of 2022).
-    if installs_editable(str(spec.get("install") or "")) and _python_tuple(spec) >= (3, 9):
+    if installs_editable(str(spec.get("install") or "")) and spec_python(spec) >= FIRST_PIP_PYTHON:
         found.append((EDITABLE_FLOOR, "setuptools 64 (an editable install)"))
     return found
 
 
-def _python_tuple(spec: dict[str, Any]) -> tuple[int, ...]:
+def spec_python(spec: dict[str, Any]) -> tuple[int, ...]:
+    """The spec's Python as (major, minor), or () where it names none."""
     found = re.match(r"(\d+)\.(\d+)", str(spec.get("python") or ""))
     return tuple(int(n) for n in found.groups()) if found else ()
 

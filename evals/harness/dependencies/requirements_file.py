@@ -26,11 +26,15 @@ def requirements_text(repo: str, files: SetupFiles, paths: str | list[str] | Non
     return _inline(files, *found)
 
 
+PACKAGE_FILES = ("requirements.txt", "environment.yml")
+"""`packages` values naming a file of the repository."""
+
+
 def package_list(spec: dict[str, Any]) -> list[str]:
     """The requirements a spec's `packages` names one by one (conda's names, which SWE-bench's specs share with
     PyPI), or none where it names a requirements or environment file."""
     packages = str(spec.get("packages") or "")
-    return [] if packages in ("requirements.txt", "environment.yml") else shlex.split(packages)
+    return [] if packages in PACKAGE_FILES else shlex.split(packages)
 
 
 def requirement_lines(path: Path) -> list[str]:

@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
-import sys
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from repoanchor.evals.harness.dependencies.pip_steps import host_dry_run
 from repoanchor.evals.harness.dependencies.requirements_file import package_list
 
 _LISTED = re.compile(r"\(from versions: ([^)]*)\)")
@@ -73,8 +73,7 @@ def _moved(text: str, python: str) -> tuple[str, str] | None:
 
 def _dry_run(requirements: list[str], python: str) -> tuple[bool, str]:
     """(whether every requirement has a wheel for `python`, pip's messages)."""
-    command = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed", "--no-deps"]
-    command += ["--only-binary", ":all:", "--python-version", python, *requirements]
+    command = host_dry_run(python, "--only-binary", ":all:", *requirements)
     proc = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     return proc.returncode == 0, proc.stderr
 
