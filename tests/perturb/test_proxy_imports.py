@@ -288,6 +288,7 @@ def test_generated_names_do_not_clobber_package_attributes_or_existing_files(tmp
 
 # --- bad input and refused modules --------------------------------------------------------------------
 
+MAIN_PRINTS = "\nif __name__ == '__main__':\n    print(os.sep)\n"
 BAD = {
     "pkg/__init__.py": "",
     "pkg/broken.py": "import os\ndef f(:\n    pass\n",
@@ -300,6 +301,12 @@ BAD = {
     "pkg/script.py": "import os\n\nif __name__ == '__main__':\n    print(os.sep)\n",
     "pkg/script_in_pkg.py": "import os\nfrom . import star\n\nif __name__ == '__main__':\n    print(os.sep)\n",
     "pkg/script_doc.py": '"""Use:\n    from . import x\n"""\nimport os\n\nif "__main__" == __name__:\n    pass\n',
+    # tabulate's __init__: a relative import whose failure is caught was written to run as a script too
+    "pkg/script_caught.py": "import os\ntry:\n    from . import star\nexcept ImportError:\n    pass\n" + MAIN_PRINTS,
+    "pkg/script_typing.py": "import os\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import star\n"
+    + MAIN_PRINTS,
+    "pkg/script_tried.py": "import os\ntry:\n    from . import star\nexcept (ValueError, KeyError):\n    pass\n"
+    + MAIN_PRINTS,
     "pkg/identity.py": "import os\n__package__ = 'elsewhere'\n",
     "rebound/__init__.py": "import os\n__path__ = [os.path.dirname(__file__)]\n",
     "rebound/m.py": "import os\n",
@@ -326,6 +333,8 @@ def test_bad_input_is_refused_with_reasons_and_good_files_still_work(tmp_path: P
         "pkg/star.py": "star-import",
         "pkg/script.py": "script-module",
         "pkg/script_doc.py": "script-module",  # a relative import in a docstring proves nothing
+        "pkg/script_caught.py": "script-module",
+        "pkg/script_typing.py": "script-module",
         "pkg/identity.py": "module-identity-rebound",
         "rebound/m.py": "package-path-rebound",
         "nspkg/plain.py": "not-importable",
@@ -335,7 +344,8 @@ def test_bad_input_is_refused_with_reasons_and_good_files_still_work(tmp_path: P
     for file, reason in expected.items():
         assert reason in reasons.get(file, ""), (file, reasons.get(file))
     applied = {o.file for o in report.outcomes if isinstance(o, Applied)}
-    assert applied == {"pkg/declared.py", "pkg/script_in_pkg.py", "extended/__init__.py", "nspkg/rel.py", "single.py"}
+    proven = {"pkg/script_in_pkg.py", "pkg/script_tried.py"}  # their relative imports run, or the module fails
+    assert applied == {"pkg/declared.py", *proven, "extended/__init__.py", "nspkg/rel.py", "single.py"}
     out = tmp_path / "out"
     assert (out / "pkg/link.py").is_symlink()
     declared = (out / "pkg/declared.py").read_bytes()
@@ -346,6 +356,8 @@ def test_bad_input_is_refused_with_reasons_and_good_files_still_work(tmp_path: P
         "print(d.s == '\\xe9t\\xe9', r.os is os, single.os is os)"
     )
     assert run_py(out, code).split() == ["True", "True", "True"]
+    script = subprocess.run([sys.executable, "pkg/script_caught.py"], cwd=out, capture_output=True, text=True)
+    assert (script.returncode, script.stdout) == (0, os.sep + "\n"), script.stderr  # as a script, outside its package
 
 
 def test_a_tree_root_that_is_a_package_needs_relative_imports_as_proof(tmp_path: Path):

@@ -16,6 +16,8 @@ a name bound twice by one statement, and relative imports where no package exist
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -148,12 +150,8 @@ def statement_text(node: cst.Import | cst.ImportFrom) -> str:
 
 
 class _ImportFinder:
-    def __init__(self, *, enter_functions: bool = True) -> None:
+    def __init__(self) -> None:
         self.found: list[cst.CSTNode] = []
-        self.enter_functions = enter_functions
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return self.enter_functions
 
     def visit_Import(self, node: cst.Import) -> None:
         self.found.append(node)
@@ -163,10 +161,45 @@ class _ImportFinder:
 
 
 def has_relative_import(module: cst.Module) -> bool:
-    """Whether a statement that runs on import (not one inside a function) is a relative import."""
-    finder = _ImportFinder(enter_functions=False)
-    walk(finder, module)
-    return any(isinstance(node, cst.ImportFrom) and node.relative for node in finder.found)
+    """Whether a relative import runs whenever the module runs, proving it runs inside its package: one at the
+    top level, in a class body, or in the body of a ``try`` none of whose handlers can catch its failure.
+
+    One under an ``if`` (``TYPE_CHECKING``, a version test) may never run, and one whose failure is caught was
+    written for the module to run without its package too: tabulate's ``__init__`` has ``try: from .version
+    import ...`` / ``except ImportError: pass`` because its tests run ``python tabulate/__init__.py``."""
+    return _block_runs_relative_import(module.body)
+
+
+def _block_runs_relative_import(body: Sequence[cst.BaseStatement]) -> bool:
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            if any(isinstance(small, cst.ImportFrom) and small.relative for small in statement.body):
+                return True
+        elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            if _block_runs_relative_import(statement.body.body):
+                return True
+        elif isinstance(statement, cst.Try) and not any(_may_catch_import_error(h) for h in statement.handlers):
+            if isinstance(statement.body, cst.IndentedBlock) and _block_runs_relative_import(statement.body.body):
+                return True
+    return False
+
+
+_NOT_IMPORT_ERRORS = frozenset(
+    name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException) and not issubclass(ImportError, value)
+)
+"""Builtin exceptions an ``except`` naming them cannot catch an ImportError with (any other name might be one)."""
+
+
+def _may_catch_import_error(handler: cst.ExceptHandler) -> bool:
+    """A bare ``except``, or one naming anything but builtin exceptions unrelated to ImportError."""
+    if handler.type is None:
+        return True
+    kinds = (
+        [element.value for element in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
+    )
+    return not all(isinstance(kind, cst.Name) and kind.value in _NOT_IMPORT_ERRORS for kind in kinds)
 
 
 def scan(module: cst.Module, in_package: bool) -> tuple[list[Site], list[tuple[str, str]]]:
