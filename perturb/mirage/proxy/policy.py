@@ -7,7 +7,8 @@ of a package, and by an absolute sibling import when it is a top-level module; n
 ``sys.path``. Every case where that reference might not resolve at run time is refused:
 
 - a module that may run as a script (``__main__.py``, a ``__main__`` guard, ``setup.py``...)
-  unless it already uses relative imports (which prove it runs inside its package);
+  unless a relative import that always runs proves it runs inside its package (`scan.has_relative_import`:
+  not one under an ``if`` or one whose ImportError is caught, written for a run as a script too);
 - a top-level module the project installs as an explicit ``py_modules`` entry (the new
   siblings would not be installed with it), or one outside any source root (``docs/conf.py``,
   ``scripts/x.py``: nothing proves its folder is on ``sys.path``);
