@@ -239,3 +239,36 @@ def test_decoys_differ_from_the_implementation_and_record_their_mutations(masked
     assert {"invert-if", "swap-imports", "drop-function"} <= kinds
     mod_decoys = [(out / d["visible_path"]).read_text() for d in by_owner["pkg/mod.py"]]
     assert all('"""Only a docstring."""' in text for text in mod_decoys)  # docstrings are never stripped
+
+
+RUN_BY_PATH = {
+    "pkg/__init__.py": "",
+    "pkg/tool.py": (
+        '"""A tool its tests run by path, as tabulate\'s run tabulate/__init__.py."""\n'
+        "import sys\n\nLIMIT = 3\n\n\ndef count(words):\n    if len(words) > LIMIT:\n        return LIMIT\n"
+        "    return len(words)\n\n\ndef main(argv):\n    total = count(argv)\n    if total == 0:\n"
+        '        raise SystemExit("no words")\n'
+        "    print(__name__, __spec__, __package__, total, __doc__.split()[0])\n\n\n"
+        'if __name__ == "__main__":\n    main(sys.argv[1:])\n'
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "runner", [["pkg/tool.py"], ["-c", "import runpy; runpy.run_path('pkg/tool.py', None, '__main__')"]]
+)
+@pytest.mark.parametrize("args", [["a", "b"], ["a", "b", "c", "d"], []])
+def test_a_masked_module_run_by_path_behaves_as_before(tmp_path: Path, runner: list[str], args: list[str]):
+    """By path a module has no spec: the forwarder runs the hidden code as that script (it had raised AttributeError
+    on ``__spec__.name``), with the original's name, package, docstring, arguments and exit."""
+    src = make_tree(tmp_path / "src", RUN_BY_PATH)
+    report = mask(src, tmp_path / "out")
+    assert {o.file for o in report.outcomes if isinstance(o, Applied)} == {"pkg/tool.py"}
+
+    def run(root: Path) -> tuple[int, str, list[str]]:
+        proc = subprocess.run([sys.executable, *runner, *args], cwd=root, capture_output=True, text=True, timeout=60)
+        return proc.returncode, proc.stdout, proc.stderr.splitlines()[-1:]
+
+    original = run(src)
+    assert original[0] == (1 if not args else 0), original
+    assert run(tmp_path / "out") == original

@@ -11,10 +11,11 @@ refused. One survey of the tree (`survey_tree`) answers the questions for every 
   worth the risk for the one module every import of the package runs.
 - ``script-module``: ``__main__.py``, which runs the program when imported: its hidden twin
   would be listed as an ordinary module, so a loop that imports every module but skips
-  ``__main__`` would start the program. And a ``#!`` first line: the file is meant to run by
-  path, where it has no ``__spec__`` (the forwarder needs it). Running with ``-m`` or ``runpy.run_module`` works (the
-  forwarder runs the code as ``__main__``), so a plain ``if __name__ == "__main__":`` block is no
-  reason to refuse: on import it stays dormant exactly as before, under ``-m`` it fires as before.
+  ``__main__`` would start the program. And a ``#!`` first line: the file is meant to run as a program
+  (``./pkg/mod.py``), which the forwarder, with no ``#!`` line of its own, is not. Running with ``-m``,
+  ``runpy.run_module``, by path (``python pkg/mod.py``) or ``runpy.run_path`` works (the forwarder runs the code as
+  ``__main__``; `forwarder`), so a plain ``if __name__ == "__main__":`` block is no reason to refuse: on import it
+  stays dormant exactly as before, run it fires as before.
 - ``path-referenced``: ``pkg/mod.py`` appears in a project file (versioneer's
   ``versionfile_source``, manifests, tests opening the source, CI scripts running it by path):
   that file now holds the forwarder. Links to a forge (``https://...``) and generated file lists

@@ -12,6 +12,10 @@ How it works (and why each step is there):
   ``runpy.run_module``) the forwarder runs as ``__main__`` with the spec of ``pkg.mod``, so the
   implementation gets ``__name__ == "__main__"`` (its main guard fires) and ``__package__ ==
   "pkg"`` (its relative imports resolve), exactly as the plain module did.
+- Run by path (``python pkg/mod.py``, ``runpy.run_path``) the forwarder has no spec, as the plain module had
+  none: the hidden file's code then runs in its namespace as that script, ``__file__`` the hidden file's, compiled
+  from its bytes (``open`` and ``compile`` are builtins: still no import). A test that runs a module by a path it
+  builds (``os.path.join("pkg", "mod.py")``) names no ``pkg/mod.py`` that `eligibility` could find.
 - Its spec is built like ``importlib.util.spec_from_file_location(name, hidden)`` but from
   the forwarder's own ``type(__spec__)`` and ``type(__loader__)``: an ``import`` statement in the
   forwarder would run ``builtins.__import__`` under the module's name, which import-tracking tests
@@ -68,6 +72,11 @@ TEMPLATE = """\
 def {fn}({name}, {path}):
     {ns} = globals()
     del {ns}["{fn}"]
+    if {name} is None:
+        {ns}["__file__"] = {path}
+        with open({path}, "rb") as {stream}:
+            exec(compile({stream}.read(), {path}, "exec"), {ns})
+        return
     {shared} = not hasattr(__loader__, "path")
     {loader} = __loader__ if {shared} else type(__loader__)({name}, {path})
     {spec} = type(__spec__)({name}, {loader}, origin={path})
@@ -89,7 +98,7 @@ def {fn}({name}, {path}):
         {spec}._initializing = False
 
 
-{fn}(__spec__.name, __file__[: -len("{stem}.py")] + "{hidden}.py")
+{fn}(__spec__ and __spec__.name, __file__[: -len("{stem}.py")] + "{hidden}.py")
 """
 
 
@@ -111,5 +120,6 @@ def forwarder_source(
         "spec": local_name(rng, "spec", avoid, vocabulary),
         "ns": local_name(rng, "scope", avoid, vocabulary),
         "shared": local_name(rng, "shared", avoid, vocabulary),
+        "stream": local_name(rng, "stream", avoid, vocabulary),
     }
     return TEMPLATE.format(header0=header[0], header1=header[1], stem=stem, hidden=hidden, **names)

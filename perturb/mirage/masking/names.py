@@ -50,6 +50,7 @@ NOUNS = {
     "loader": ("loader", "reader", "importer", "provider", "fetcher", "opener"),
     "scope": ("scope", "namespace", "globals", "env", "table", "symbols"),
     "shared": ("shared", "reused", "borrowed", "inherited", "kept", "direct"),
+    "stream": ("stream", "handle", "reader", "fileobj", "blob", "buffer"),
 }
 """Nouns per role of a forwarder variable, so that drawn names still say what they hold."""
 
