@@ -18,6 +18,7 @@ from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import FileResult, rng_for
 from repoanchor.perturb.filepass import grammar_replay, run_file_passes, select_files
 from repoanchor.perturb.mirage.listing import listed_elsewhere
+from repoanchor.perturb.mirage.read_by_name import modules_read_by_name
 from repoanchor.perturb.mirage.vocabulary import project_vocabulary
 from repoanchor.perturb.results import Outcome, Skipped
 from repoanchor.perturb.source.files import FileSkip, copy_source_tree, link_targets, python_files
@@ -146,11 +147,12 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     vocabulary = _vocabulary(src, files, config) if tree_passes else None
     listed = listed_elsewhere(src) if tree_passes else {}
     links = link_targets(src) if tree_passes else {}
+    named = modules_read_by_name(src) if tree_passes else {}
     modules = _file_pass_trees(src, results, tree_read)
     for index, transform in enumerate(tree_passes):
         selected = [f for f in files if f in selection[transform]]
         modules.expect(frozenset(selected), _selected_by(selection, tree_passes[index + 1 :]))
-        _apply_tree_transform(out, selected, transform, config, report, (vocabulary, listed, links), modules)
+        _apply_tree_transform(out, selected, transform, config, report, (vocabulary, listed, links, named), modules)
     if tree_passes:
         report.tree_parses = {"parsed": modules.parses, "reused": modules.hits}
     if config.check_interpreters:
@@ -201,12 +203,12 @@ def _apply_tree_transform(
     transform: str,
     config: ApplyConfig,
     report: TreeReport,
-    read_from_source: tuple[tuple[str, ...] | None, dict[str, tuple[str, bool]], dict[str, str]],
+    read_from_source: tuple[tuple[str, ...] | None, dict[str, tuple[str, bool]], dict[str, str], dict[str, str]],
     modules: ParsedModules,
 ) -> None:
     """Run one RepoMirage-style transform over the selected modules of the (already written) variant.
-    `read_from_source`: the vocabulary for generated names, the folders other modules list, and the paths links
-    point at."""
+    `read_from_source`: the vocabulary for generated names, the folders other modules list, the paths links
+    point at, and the modules some code reads as files."""
     instance = get_transform(transform)
     ctx = TreeContext(
         instance.id,
@@ -220,6 +222,7 @@ def _apply_tree_transform(
         modules=modules,
         listed=read_from_source[1],
         links=read_from_source[2],
+        read_by_name=read_from_source[3],
     )
     with cyclic_gc_deferred():  # it holds modules' trees while it parses more: full collections walked them all
         instance.apply_tree(ctx, selected)

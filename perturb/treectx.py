@@ -59,6 +59,9 @@ class TreeContext:
     an `__init__`. None: not read, and each `__init__` of the tree in hand is asked."""
     links: dict[str, str] = field(default_factory=dict)
     """Tree-relative path -> the link in the source tree that points at it (`source.files.link_targets`)."""
+    read_by_name: dict[str, str] = field(default_factory=dict)
+    """Tree-relative module -> why some code of the source tree reads its text as a file (`mirage.read_by_name`):
+    no tree transform moves code out of it."""
     _journal: list[tuple[str, bytes | None]] | None = None
     _pending_resolution: list[dict[str, str]] = field(default_factory=list)
     _sites: list[SiteRecord] = field(default_factory=list)

@@ -82,6 +82,9 @@ class ConstantExternalization(ModuleByModule):
         if link := ctx.linked(rel):
             ctx.skip(rel, f"symlink: {link} links to it; imported through the link, its JSON would be looked for there")
             return
+        if read := ctx.read_by_name.get(rel):
+            ctx.skip(rel, f"read-by-name: {read}, to read as text, where values moved to JSON would be missing")
+            return
         line_readers = line_reading_functions(module, text)
         if line_readers:  # the loader's lines go above every function: each one's line numbers would move
             name, what = next(iter(line_readers.values()))

@@ -133,6 +133,8 @@ def _refusal(ctx: TreeContext, module: str, survey: TreeSurvey) -> str | None:
         return f"not-a-module: {module} is not a .py file"
     if not (ctx.root / module).exists() and not (ctx.root / module).is_symlink():
         return f"missing: {module} is no longer in the variant tree (moved by an earlier transform)"
+    if read := ctx.read_by_name.get(module):
+        return f"path-referenced: {read}, to read as text, where the forwarder would be read instead"
     return refusal(ctx.root, module, survey)
 
 

@@ -19,6 +19,8 @@ of a package, and by an absolute sibling import when it is a top-level module; n
   module that rebinds its own ``__name__``/``__package__``/``__spec__``, and a module of a tree
   whose root is itself a package, unless relative imports prove how it is imported;
 - a project supporting Python < 3.7: proxies use module ``__getattr__`` (PEP 562).
+- a module some code reads as a file, named by a path literal (`mirage.read_by_name`: lark's standalone tool copies
+  its modules' code).
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ def placement(
     folder = "" if str(path.parent) == "." else path.parent.as_posix()
     if (path.name in SCRIPT_FILES or _MAIN_GUARD.search(text)) and not relative_proof:
         raise Refusal("script-module: may run as a script, where a proxy import cannot be proven to resolve")
+    if read := ctx.read_by_name.get(rel):
+        raise Refusal(f"read-by-name: {read}, to read as text, where imports moved to proxies would be missing")
     if _IDENTITY_REBIND.search(text):
         raise Refusal("module-identity-rebound: assigns __name__/__package__/__spec__, relative imports may move")
     if link := ctx.linked(rel):
