@@ -25,6 +25,9 @@ Refused, with a reason:
 - attribute bases (``"sep".join``) and ``%`` operands: still correct at runtime, but linters
   check ``"...".format`` and ``"..." % x`` only on literals, so a split would hide their errors;
 - operands of ``is``/``is not``: identity of constants is an implementation detail;
+- a string compared with ``__name__``: ``if __name__ == "__main__":`` is matched as text (coverage's exclusions,
+  linters, and the tree transforms' refusal of a module that may run as a script: split, tabulate's
+  ``__init__`` got proxies and broke ``python tabulate/__init__.py``);
 - ``__all__``/``__slots__`` contents: pyright, mypy and Sphinx read them without running code.
 """
 
@@ -69,11 +72,18 @@ def _direct_refusal(parent: cst.CSTNode, grandparent: cst.CSTNode | None) -> str
         isinstance(target.operator, (cst.Is, cst.IsNot)) for target in comparison.comparisons
     ):
         return "identity comparison: identity of constants is an implementation detail"
+    if isinstance(comparison, cst.Comparison) and _compares_module_name(comparison):
+        return "main guard: coverage, linters and script detection match `__name__ == '__main__'` as text"
     if isinstance(parent, cst.Arg) and isinstance(grandparent, cst.Call):
         name = dotted_name(grandparent.func) or ""
         if name.rpartition(".")[2] in TYPING_CALLS:
             return "type expression: type checkers need the arguments of this call as literals"
     return None
+
+
+def _compares_module_name(comparison: cst.Comparison) -> bool:
+    operands = [comparison.left, *(target.comparator for target in comparison.comparisons)]
+    return any(isinstance(operand, cst.Name) and operand.value == "__name__" for operand in operands)
 
 
 def _enclosing_refusal(ancestors: Sequence[cst.CSTNode]) -> str | None:

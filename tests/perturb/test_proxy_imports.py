@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -455,3 +456,25 @@ def test_relative_import_in_a_top_level_module_is_refused(tmp_path: Path):
     report = proxy(make_tree(tmp_path / "src", files), tmp_path / "out")
     assert any(r.startswith("invalid-relative") for r in skip_reasons(report)["single.py"])
     assert "    from . import x\n" in (tmp_path / "out/single.py").read_text()
+
+
+TABULATE_LIKE = (
+    "import os\nimport re\ntry:\n    from .version import version\nexcept ImportError:\n    version = 'unknown'\n\n\n"
+    "def main():\n    print(re.escape(os.sep), version)\n\n\nif __name__ == '__main__':\n    main()\n"
+)
+
+
+def test_a_script_stays_refused_when_the_file_passes_rewrote_its_main_guard_first(tmp_path: Path):
+    """In tabulate's all-17 row, string-split had made ``'__main__'`` into ``('__mai' + 'n__')`` before the proxies
+    looked for the guard: they routed the imports of ``tabulate/__init__.py`` and ``python tabulate/__init__.py``
+    failed. The guard's string is no longer split."""
+    src = make_tree(tmp_path / "src", {"tool/__init__.py": TABULATE_LIKE})
+    config = ApplyConfig(["string-split", ID], fraction=1.0, check_interpreters=False)
+    report = apply_tree(src, tmp_path / "out", config)
+    assert any("script-module" in reason for reason in skip_reasons(report)["tool/__init__.py"])
+    assert "'__main__'" in (tmp_path / "out/tool/__init__.py").read_text()
+
+    def run(root: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "tool/__init__.py"], cwd=root, capture_output=True, text=True)
+
+    assert run(tmp_path / "out").stdout == run(src).stdout == f"{re.escape(os.sep)} unknown\n"
