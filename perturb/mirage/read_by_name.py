@@ -7,27 +7,29 @@ code out of a file: masking into a hidden twin (the file left holds the forwarde
 its imports into new modules, constant-externalization its values into JSON. The copy then lacks them: under each
 of the three, lark's five standalone tests failed. So a module named by a path literal is refused by all three.
 
-A path literal is a whole quoted string, in a ``.py`` file of the tree that reads some file (``open``,
-``read_text``...; tests included, as a test may read a module to check it), that is a relative path ending in ``.py``:
-``'x/y/stem.py'`` names the modules whose path ends so, a bare ``'stem.py'`` every module of that name (which one is
-read cannot be told from the text). A file that reads nothing names files only to import them (plugins loaded by
-name). Bare names every package or project has (``'__init__.py'``, which tests a folder for a package,
-``'setup.py'``, ``'conftest.py'``...) name none. Comments and documents do not count (masking's own survey reads
-``folder/stem.py`` anywhere, `masking.eligibility`).
-Text search, like the other placement checks: a literal that is never opened only ever refuses.
+A path literal is a string constant of a ``.py`` file's code (not a docstring, a comment or a doctest's output)
+that is a relative path ending in ``.py``, in a file that reads files (``open``, ``read_text``...; tests included, as
+a test may read a module to check it; a file that reads nothing names files only to import them, as plugins loaded
+by name). ``'x/y/stem.py'`` names the modules whose path ends so. A bare ``'stem.py'`` names the modules of that
+name in the reader's own package (its topmost folder with an ``__init__.py``, or its folder), and only where the
+reader finds files beside itself (``__file__``, ``__path__``, ``get_data``, ``resources``): flask's ``cli.py`` looks
+for a user's ``'app.py'``, not flask's own. Bare names every package or project has (``'__init__.py'``, which tests a
+folder for a package, ``'setup.py'``, ``'conftest.py'``...) name none.
 """
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from repoanchor.perturb.source.files import python_files
 
-_PATH_LITERAL = re.compile(r"""(['"])((?:\.{1,2}/)*((?:[\w.-]+/)*)([A-Za-z_][\w-]*)\.py)\1""")
+_PATH = re.compile(r"(?:\.{1,2}/)*((?:[\w.-]+/)*)([A-Za-z_][\w-]*)\.py")
 _READS = re.compile(r"\b(open|read_text|read_bytes|get_data|getlines|read_source)\s*\(")
-"""A call that reads a file: a module naming files only to import them (plugins loaded by name) reads no text."""
+_FINDS_OWN_FILES = re.compile(r"__file__|__path__|\bget_data\b|\bresources\b")
 GENERIC_NAMES = frozenset({"__init__", "__main__", "setup", "conftest", "noxfile", "manage", "tasks", "test"})
 """Stems a bare literal may mean in any project: it names no module (with a folder, it does)."""
 
@@ -35,6 +37,7 @@ GENERIC_NAMES = frozenset({"__init__", "__main__", "setup", "conftest", "noxfile
 def modules_read_by_name(root: Path) -> dict[str, str]:
     """Tree-relative module path -> the first file of the tree naming it by a path literal (see above)."""
     files = python_files(root, include_build=True, include_tests=True)[0]
+    packages = {posixpath.dirname(rel) for rel in files if posixpath.basename(rel) == "__init__.py"}
     by_stem: dict[str, list[str]] = {}
     for rel in files:
         by_stem.setdefault(posixpath.basename(rel)[:-3], []).append(rel)
@@ -43,25 +46,40 @@ def modules_read_by_name(root: Path) -> dict[str, str]:
         data = (root / reader).read_bytes()
         if b".py" not in data or not _READS.search(text := data.decode("utf-8", "replace")):
             continue
-        for literal, folder, stem in _literals(text):
-            for module in _named(literal, folder, stem, by_stem.get(stem, ())):
+        home = _package_root(posixpath.dirname(reader), packages) if _FINDS_OWN_FILES.search(text) else None
+        for literal in _path_literals(data):
+            for module in _named(literal, by_stem, home):
                 found.setdefault(module, f"{reader} names it ({literal!r})")  # itself too: masking moves its text
     return found
 
 
-def _literals(text: str) -> set[tuple[str, str, str]]:
-    """(literal, its folder part, its stem) of each path literal, less those of doctest examples (``>>> f("a.py")``
-    in a docstring is no read by this file: sympy's runtests.py shows ``sympy.doctest("sympy/core/basic.py")``)."""
-    found = set()
-    for match in _PATH_LITERAL.finditer(text):
-        line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()].lstrip()
-        if not line.startswith((">>>", "...")):
-            found.add((match.group(2), match.group(3), match.group(4)))
-    return found
+def _path_literals(data: bytes) -> set[str]:
+    """The string constants of the code that are relative ``.py`` paths (docstrings and bare strings left out)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    bare = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in bare
+        if ".py" in node.value and _PATH.fullmatch(node.value)
+    }
 
 
-def _named(literal: str, folder: str, stem: str, modules) -> list[str]:
-    if not folder:
-        return [] if stem in GENERIC_NAMES else list(modules)
-    tail = f"{folder}{stem}.py"
-    return [rel for rel in modules if rel == tail or rel.endswith(f"/{tail}")]
+def _named(literal: str, by_stem: dict[str, list[str]], home: str | None) -> Iterator[str]:
+    folder, stem = _PATH.fullmatch(literal).groups()
+    modules = by_stem.get(stem, ())
+    if folder:
+        tail = f"{folder}{stem}.py"
+        yield from (rel for rel in modules if rel == tail or rel.endswith(f"/{tail}"))
+    elif home is not None and stem not in GENERIC_NAMES:
+        yield from (rel for rel in modules if not home or rel.startswith(f"{home}/"))
+
+
+def _package_root(folder: str, packages: set[str]) -> str:
+    """The topmost folder of `folder`'s package chain ("" for the tree root), or `folder` outside any package."""
+    while folder in packages and posixpath.dirname(folder) in packages and folder:
+        folder = posixpath.dirname(folder)
+    return folder
