@@ -79,6 +79,11 @@ SHOW = (
     'def show(path):\n    """A file\'s text.\n\n    >>> show("other.py")\n    """\n'
     "    with open(path) as f:\n        return f.read()\n"
 )
+CLI = (
+    'import os\n\n\ndef find_app():\n    """The user\'s app: [\'app.py\'] in the working folder."""\n'
+    "    if os.path.exists(\"app.py\"):  # 'app.py' is the user's, as flask's cli looks for it\n"
+    '        with open("app.py") as f:\n            return f.read()\n'
+)
 TREE = {
     "pkg/__init__.py": "",
     "pkg/lexer.py": LEXER,
@@ -90,6 +95,8 @@ TREE = {
     "pkg/checks.py": CHECKS,
     "pkg/loader.py": LOADER,
     "pkg/show.py": SHOW,
+    "pkg/cli.py": CLI,
+    "pkg/app.py": "import os\n\nHOME = os.getcwd()\n",
 }
 USE = (
     "from pkg.tools.standalone import build\n"
@@ -105,7 +112,8 @@ def test_path_literals_name_modules_bare_or_with_their_folders(tmp_path: Path):
     assert named == {
         "pkg/lexer.py": "pkg/tools/standalone.py names it ('lexer.py')",
         "pkg/parts/joiner.py": "pkg/tools/standalone.py names it ('parts/joiner.py')",
-    }  # '__init__.py' (pkg/checks.py) names every package; pkg/loader.py reads nothing; pkg/show.py's is a doctest's
+    }  # '__init__.py' names every package; loader.py reads nothing; show.py's is a doctest's; cli.py's 'app.py'
+    # is the user's: cli.py finds no file beside itself
 
 
 @pytest.mark.parametrize("transform", TREE_TRANSFORMS)
