@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
@@ -55,6 +57,9 @@ class CatalogueRow:
     """Tests the original ran and the variant did not (the first `LISTED`)."""
     added_tests: list[str] = field(default_factory=list)
     """Tests the variant ran and the original did not (the first `LISTED`): a new module collected, say."""
+    renumbered: int = 0
+    """Of `missing`, the tests whose id an added one matches but for its numbers: ids holding a line number
+    (pycodestyle's self-doctests are named by each check's ``co_firstlineno``) that moved with the code."""
 
 
 def plan(transforms: list[str] | None = None, stacks: bool = True) -> dict[str, list[str]]:
@@ -112,6 +117,7 @@ def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords) -
     row.changed, row.missing, row.added = len(checked.changed), len(checked.missing), len(checked.added)
     row.compile_errors = len(checked.compile_errors)
     row.missing_tests, row.added_tests = checked.missing[:LISTED], checked.added[:LISTED]
+    row.renumbered = renumbered(checked.missing, checked.added)
     row.apply_seconds = round(applied_at - started, 2)
     row.test_seconds = round(float(checked.durations.get("variant") or 0.0), 2)
     for change in checked.changed:
@@ -119,6 +125,21 @@ def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords) -
     shutil.rmtree(tree, ignore_errors=True)
     row.seconds = round(time.monotonic() - started, 2)
     return row
+
+
+def renumbered(missing: list[str], added: list[str]) -> int:
+    """How many missing ids pair with added ones once every run of digits is read as one symbol."""
+    unnumbered = Counter(_DIGITS.sub("#", test) for test in added)
+    count = 0
+    for test in missing:
+        key = _DIGITS.sub("#", test)
+        if unnumbered[key]:
+            unnumbered[key] -= 1
+            count += 1
+    return count
+
+
+_DIGITS = re.compile(r"\d+")
 
 
 def _sites_near(src: Path, test_id: str, applied: list[Applied]) -> list[dict]:
@@ -162,7 +183,7 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 COLUMNS = (
-    "name", "files_changed", "sites", "tests_compared", "changed", "missing", "added", "flaky", "seconds",
+    "name", "files_changed", "sites", "tests_compared", "changed", "missing", "added", "renumbered", "flaky", "seconds",
     "apply_seconds", "test_seconds",
 )  # fmt: skip
 
@@ -193,6 +214,11 @@ def write_tables(out: Path, rows: list[CatalogueRow]) -> None:
             lines += [f"\n- **{row.name}**: `{test}` {where} the variant's run" for test in tests]
             if count > len(tests):
                 lines.append(f"\n- **{row.name}**: and {count - len(tests)} more {where} the variant's run")
+        if row.renumbered:
+            lines.append(
+                f"\n- **{row.name}**: {row.renumbered} of the missing ids match added ones but for their numbers: ids "
+                "that hold a line number or a count, moved with the code (their tests read the source's lines)"
+            )
     write_atomic(out / "catalogue.md", "\n".join(lines) + "\n")
     csv = [",".join(COLUMNS + ("infra_error",))]
     csv += [",".join([*(str(getattr(r, c)) for c in COLUMNS), json.dumps(r.infra_error or "")]) for r in rows]

@@ -186,6 +186,39 @@ def test_check_catalogue_lists_each_changed_test_with_the_sites_near_it_and_resu
     )
 
 
+LINE_NAMED = """import pytest
+
+from pkg import mod
+
+
+@pytest.mark.parametrize("f", [mod.pick, mod.last], ids=lambda f: f"{f.__name__}:{f.__code__.co_firstlineno}")
+def test_named_by_its_line(f):
+    assert callable(f)
+"""
+
+
+def test_check_catalogue_says_which_missing_tests_came_back_renumbered(tmp_path: Path):
+    """pycodestyle names its self-doctests by each check's first line: a transform that moves lines renames them.
+    They stay missing and added (the ids differ), and the row says how many pair up but for their numbers."""
+    src = _project(tmp_path / "src")
+    five = "".join(f"    x{i} = {i}\n" for i in range(4)) + "    return x3\n"
+    (src / "pkg" / "mod.py").write_text(SRC + f"\n\ndef five():\n{five}\n\ndef last(items):\n    return items\n")
+    (src / "tests" / "test_lines.py").write_text(LINE_NAMED)
+    cmd = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider tests"
+    args = ["perturb", "check-catalogue", str(src), str(tmp_path / "out"), "--test-cmd", cmd, "--no-stacks"]
+    result = runner.invoke(app, [*args, "--repeat", "1", "-t", "if-true-wrap", "-t", "if-else-swap"])
+    assert result.exit_code == 1, result.output
+    rows = {row["name"]: row for row in json.loads(result.stdout)["rows"]}
+    moved = rows["if-true-wrap"]  # five()'s block is wrapped: last() starts a line later
+    assert (moved["missing"], moved["added"], moved["renumbered"]) == (1, 1, 1)
+    assert moved["missing_tests"] == ["tests.test_lines::test_named_by_its_line[last:16]"]
+    assert (rows["if-else-swap"]["missing"], rows["if-else-swap"]["renumbered"]) == (0, 0)  # lines stay
+    assert (
+        "if-true-wrap**: 1 of the missing ids match added ones but for their numbers"
+        in (tmp_path / "out" / "catalogue.md").read_text()
+    )
+
+
 def test_check_catalogue_tells_masking_the_test_command_that_collects_doctests(tmp_path: Path):
     """`--doctest-modules` in the command imports every module by its file: masking must refuse, as a suite's
     build makes it (it had masked, and the variant's collection failed: 'import file mismatch')."""
