@@ -17,11 +17,9 @@ from pathlib import Path
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import FileResult, rng_for
 from repoanchor.perturb.filepass import grammar_replay, run_file_passes, select_files
-from repoanchor.perturb.mirage.listing import listed_elsewhere
-from repoanchor.perturb.mirage.read_by_name import modules_read_by_name
-from repoanchor.perturb.mirage.vocabulary import project_vocabulary
+from repoanchor.perturb.mirage.facts import SourceFacts, read_source
 from repoanchor.perturb.results import Outcome, Skipped
-from repoanchor.perturb.source.files import FileSkip, copy_source_tree, link_targets, python_files
+from repoanchor.perturb.source.files import FileSkip, copy_source_tree, python_files
 from repoanchor.perturb.source.project import project_info
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.speed.parsed import ParsedModules
@@ -144,15 +142,12 @@ def _apply_copied(src: Path, out: Path, config: ApplyConfig, progress) -> TreeRe
     outcomes.extend(outcome for result in results for outcome in result.outcomes)
     changed = [result.path for result in results if result.new_source is not None]
     report = TreeReport(outcomes, file_skips, changed, len(files), parsed, project)
-    vocabulary = _vocabulary(src, files, config) if tree_passes else None
-    listed = listed_elsewhere(src) if tree_passes else {}
-    links = link_targets(src) if tree_passes else {}
-    named = modules_read_by_name(src) if tree_passes else {}
+    source = read_source(src, files, config) if tree_passes else None
     modules = _file_pass_trees(src, results, tree_read)
     for index, transform in enumerate(tree_passes):
         selected = [f for f in files if f in selection[transform]]
         modules.expect(frozenset(selected), _selected_by(selection, tree_passes[index + 1 :]))
-        _apply_tree_transform(out, selected, transform, config, report, (vocabulary, listed, links, named), modules)
+        _apply_tree_transform(out, selected, transform, config, report, source, modules)
     if tree_passes:
         report.tree_parses = {"parsed": modules.parses, "reused": modules.hits}
     if config.check_interpreters:
@@ -184,15 +179,6 @@ that already carries the other perturbations (as RepoMirage does), and no transf
 forwarder, proxy or resource that another generated (those are not in the source file list)."""
 
 
-def _vocabulary(src: Path, files: list[str], config: ApplyConfig) -> tuple[str, ...] | None:
-    """Words for generated names, read from a source tree (never the output: no generated name feeds back)."""
-    root = config.vocabulary_from.resolve() if config.vocabulary_from else src
-    if root != src:
-        options = {"include_tests": config.include_tests, "include_build": config.include_build}
-        files = python_files(root, test_patterns=config.test_patterns, **options)[0]
-    return project_vocabulary(root, files)
-
-
 def _tree_order(transform: str) -> int:
     return TREE_ORDER.get(get_transform_class(transform).id, 1)
 
@@ -203,12 +189,10 @@ def _apply_tree_transform(
     transform: str,
     config: ApplyConfig,
     report: TreeReport,
-    read_from_source: tuple[tuple[str, ...] | None, dict[str, tuple[str, bool]], dict[str, str], dict[str, str]],
+    source: SourceFacts,
     modules: ParsedModules,
 ) -> None:
-    """Run one RepoMirage-style transform over the selected modules of the (already written) variant.
-    `read_from_source`: the vocabulary for generated names, the folders other modules list, the paths links
-    point at, and the modules some code reads as files."""
+    """Run one RepoMirage-style transform over the selected modules of the (already written) variant."""
     instance = get_transform(transform)
     ctx = TreeContext(
         instance.id,
@@ -218,11 +202,11 @@ def _apply_tree_transform(
         config.fraction,
         dict(config.options.get(instance.id, {})),
         _taken_names(out),
-        vocabulary=read_from_source[0],
+        vocabulary=source.vocabulary,
         modules=modules,
-        listed=read_from_source[1],
-        links=read_from_source[2],
-        read_by_name=read_from_source[3],
+        listed=source.listed,
+        links=source.links,
+        read_by_name=source.read_by_name,
     )
     with cyclic_gc_deferred():  # it holds modules' trees while it parses more: full collections walked them all
         instance.apply_tree(ctx, selected)
