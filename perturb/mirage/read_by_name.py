@@ -54,18 +54,43 @@ def modules_read_by_name(root: Path) -> dict[str, str]:
 
 
 def _path_literals(data: bytes) -> set[str]:
-    """The string constants of the code that are relative ``.py`` paths (docstrings and bare strings left out)."""
+    """The relative ``.py`` paths the code spells: a string constant (docstrings and bare strings left out), or the
+    constants a path is joined from (``root / "action" / "main.py"``, ``os.path.join(here, "action", "main.py")``:
+    black's tests read ``action/main.py`` so and run its functions)."""
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError):
         return set()
     bare = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
-    return {
-        node.value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in bare
-        if ".py" in node.value and _PATH.fullmatch(node.value)
-    }
+    spelled = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in bare:
+            spelled.add(node.value)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            spelled.add(_joined(_division_operands(node)))
+        elif isinstance(node, ast.Call) and _called(node.func) in ("join", "joinpath"):
+            spelled.add(_joined(node.args))
+    return {text for text in spelled if ".py" in text and _PATH.fullmatch(text)}
+
+
+def _division_operands(node: ast.expr) -> list[ast.expr]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return [*_division_operands(node.left), node.right]
+    return [node]
+
+
+def _joined(parts: list[ast.expr]) -> str:
+    """The trailing string constants of a join, joined by ``/`` ("" where the last part is not one)."""
+    tail: list[str] = []
+    for part in reversed(parts):
+        if not (isinstance(part, ast.Constant) and isinstance(part.value, str)):
+            break
+        tail.insert(0, part.value)
+    return "/".join(tail)
+
+
+def _called(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _named(literal: str, by_stem: dict[str, list[str]], home: str | None) -> Iterator[str]:

@@ -84,6 +84,10 @@ CLI = (
     "    if os.path.exists(\"app.py\"):  # 'app.py' is the user's, as flask's cli looks for it\n"
     '        with open("app.py") as f:\n            return f.read()\n'
 )
+READ_ACTION = (  # black's tests read action/main.py so, and run its functions
+    "from pathlib import Path\n\nACTION = Path(__file__).parent.parent / 'pkg' / 'action.py'\n\n\n"
+    "def source():\n    return ACTION.read_text()\n"
+)
 TREE = {
     "pkg/__init__.py": "",
     "pkg/lexer.py": LEXER,
@@ -97,6 +101,8 @@ TREE = {
     "pkg/show.py": SHOW,
     "pkg/cli.py": CLI,
     "pkg/app.py": "import os\n\nHOME = os.getcwd()\n",
+    "pkg/action.py": "import re\n\nPATTERN = re.compile('x')\n",
+    "checks/read_action.py": READ_ACTION,
 }
 USE = (
     "from pkg.tools.standalone import build\n"
@@ -112,6 +118,7 @@ def test_path_literals_name_modules_bare_or_with_their_folders(tmp_path: Path):
     assert named == {
         "pkg/lexer.py": "pkg/tools/standalone.py names it ('lexer.py')",
         "pkg/parts/joiner.py": "pkg/tools/standalone.py names it ('parts/joiner.py')",
+        "pkg/action.py": "checks/read_action.py names it ('pkg/action.py')",
     }  # '__init__.py' names every package; loader.py reads nothing; show.py's is a doctest's; cli.py's 'app.py'
     # is the user's: cli.py finds no file beside itself
 
