@@ -14,6 +14,14 @@ FRAME_INTROSPECTION_ATTRS = frozenset(
     {"_getframe", "currentframe", "stack", "getouterframes", "getinnerframes", "trace", "f_locals", "f_back"}
 )
 INTROSPECTION_CALLS = frozenset({"locals", "vars", "eval", "exec", "dir", "globals"})
+_GETTEXT_NAME = re.compile(r"^(_|[A-Z]{1,3}_|\w*gettext\w*)$")
+
+
+def is_gettext_call(name: str) -> bool:
+    """Whether a call named `name` (dotted or not) marks its literal arguments as messages, which xgettext, Babel and
+    Django's makemessages extract from the source text: ``_``, ``N_``-style markers (humanize's ``P_``, ``NS_``) and
+    any ``*gettext*``. A split or moved literal is no message (humanize's tests run xgettext on its modules)."""
+    return bool(_GETTEXT_NAME.match(name.rpartition(".")[2]))
 
 
 def is_docstring(stmt: cst.BaseStatement | cst.BaseSmallStatement) -> bool:

@@ -25,6 +25,7 @@ Refused, with a reason:
 - attribute bases (``"sep".join``) and ``%`` operands: still correct at runtime, but linters
   check ``"...".format`` and ``"..." % x`` only on literals, so a split would hide their errors;
 - operands of ``is``/``is not``: identity of constants is an implementation detail;
+- arguments of gettext calls (``_("one")``): xgettext and Babel extract messages from the literals;
 - a string compared with ``__name__``: ``if __name__ == "__main__":`` is matched as text (coverage's exclusions,
   linters, and the tree transforms' refusal of a module that may run as a script: split, tabulate's
   ``__init__`` got proxies and broke ``python tabulate/__init__.py``);
@@ -41,6 +42,7 @@ from repoanchor.perturb.bindings import dotted_name
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 from repoanchor.perturb.speed.literals import string_value
+from repoanchor.perturb.transform_checks import is_gettext_call
 
 MIN_LENGTH = 4
 NAMED_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -78,6 +80,8 @@ def _direct_refusal(parent: cst.CSTNode, grandparent: cst.CSTNode | None) -> str
         name = dotted_name(grandparent.func) or ""
         if name.rpartition(".")[2] in TYPING_CALLS:
             return "type expression: type checkers need the arguments of this call as literals"
+        if is_gettext_call(name):
+            return "translation string: xgettext and Babel extract the literal arguments of gettext calls"
     return None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from repoanchor.perturb.bindings import dotted_name
+from repoanchor.perturb.transform_checks import is_gettext_call
 
 TYPING_CALLS = frozenset(
     {
@@ -118,6 +119,8 @@ def _call_refusal(call: cst.Call) -> str | None:
     name = dotted_name(call.func) or ""
     if name.rsplit(".", 1)[-1] in TYPING_CALLS:
         return "typing-construct"
+    if is_gettext_call(name):
+        return "translation-string"
     if name.startswith(PLATFORM_PREFIXES):
         return "platform-check"  # sys.platform.startswith("win"): type checkers evaluate it
     head, _, method = name.rpartition(".")

@@ -47,6 +47,7 @@ REASONS = {
     "identity-comparison": "the value is compared with `is`; values read from JSON are not interned",
     "dunder-target": "dunder assignments (__version__, __all__, __slots__) are parsed by tools",
     "typing-construct": "type checkers read typing constructs statically",
+    "translation-string": "xgettext and Babel extract the literal arguments of gettext calls as messages",
     "platform-check": "version and platform checks must stay literal for static analysis",
     "main-guard": "`if __name__ == '__main__'` is matched as text by coverage and linters",
     "finalizer": "__del__ may run after module globals are cleared",
