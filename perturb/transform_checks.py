@@ -17,6 +17,12 @@ INTROSPECTION_CALLS = frozenset({"locals", "vars", "eval", "exec", "dir", "globa
 _GETTEXT_NAME = re.compile(r"^(_|[A-Z]{1,3}_|\w*gettext\w*)$")
 
 
+def compares_name(comparison: cst.Comparison, name: str) -> bool:
+    """Whether the bare name `name` is an operand of `comparison` (``__name__`` in a main guard)."""
+    operands = [comparison.left, *(target.comparator for target in comparison.comparisons)]
+    return any(isinstance(operand, cst.Name) and operand.value == name for operand in operands)
+
+
 def is_gettext_call(name: str) -> bool:
     """Whether a call named `name` (dotted or not) marks its literal arguments as messages, which xgettext, Babel and
     Django's makemessages extract from the source text: ``_``, ``N_``-style markers (humanize's ``P_``, ``NS_``) and

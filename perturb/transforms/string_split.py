@@ -42,7 +42,7 @@ from repoanchor.perturb.bindings import dotted_name
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, rewrite_sites
 from repoanchor.perturb.speed.literals import string_value
-from repoanchor.perturb.transform_checks import is_gettext_call
+from repoanchor.perturb.transform_checks import compares_name, is_gettext_call
 
 MIN_LENGTH = 4
 NAMED_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -74,7 +74,7 @@ def _direct_refusal(parent: cst.CSTNode, grandparent: cst.CSTNode | None) -> str
         isinstance(target.operator, (cst.Is, cst.IsNot)) for target in comparison.comparisons
     ):
         return "identity comparison: identity of constants is an implementation detail"
-    if isinstance(comparison, cst.Comparison) and _compares_module_name(comparison):
+    if isinstance(comparison, cst.Comparison) and compares_name(comparison, "__name__"):
         return "main guard: coverage, linters and script detection match `__name__ == '__main__'` as text"
     if isinstance(parent, cst.Arg) and isinstance(grandparent, cst.Call):
         name = dotted_name(grandparent.func) or ""
@@ -83,11 +83,6 @@ def _direct_refusal(parent: cst.CSTNode, grandparent: cst.CSTNode | None) -> str
         if is_gettext_call(name):
             return "translation string: xgettext and Babel extract the literal arguments of gettext calls"
     return None
-
-
-def _compares_module_name(comparison: cst.Comparison) -> bool:
-    operands = [comparison.left, *(target.comparator for target in comparison.comparisons)]
-    return any(isinstance(operand, cst.Name) and operand.value == "__name__" for operand in operands)
 
 
 def _enclosing_refusal(ancestors: Sequence[cst.CSTNode]) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from repoanchor.perturb.bindings import dotted_name
-from repoanchor.perturb.transform_checks import is_gettext_call
+from repoanchor.perturb.transform_checks import compares_name, is_gettext_call
 
 TYPING_CALLS = frozenset(
     {
@@ -110,7 +110,7 @@ def _subscript(parent: cst.Subscript, child: cst.CSTNode) -> str | None:
 def _comparison(parent: cst.Comparison, child: cst.CSTNode) -> str | None:
     if _platform_check(parent):
         return "platform-check"
-    if _compares_name(parent, "__name__"):
+    if compares_name(parent, "__name__"):
         return "main-guard"  # `if __name__ == "__main__":` is matched as text by coverage and linters
     return None
 
@@ -166,11 +166,6 @@ def _is_dunder(target: cst.BaseExpression) -> bool:
 def _is_dunder_name(name: str) -> bool:
     name = name.rsplit(".", 1)[-1]
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
-
-
-def _compares_name(comparison: cst.Comparison, name: str) -> bool:
-    operands = [comparison.left, *(target.comparator for target in comparison.comparisons)]
-    return any(isinstance(operand, cst.Name) and operand.value == name for operand in operands)
 
 
 def _platform_check(comparison: cst.Comparison) -> bool:
