@@ -17,6 +17,7 @@ import fcntl
 import hashlib
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -194,7 +195,7 @@ def _build(repo: str, spec: dict[str, Any], files: SetupFiles, venv: Path, date:
         steps += [wrap_interpreter(venv)] if needs_wrapper(spec) else []
         pins = exact_pins(spec) if date.when else []
         if pins:
-            steps.append("python -m pip install " + " ".join(f"'{p}'" for p in pins))
+            steps.append("python -m pip install " + " ".join(shlex.quote(p) for p in pins))  # markers quote
             run_step(steps[-1], checkout, venv, log)
         unbound, dated = bound_venv(venv, date), {}
         if unbound and date.when:  # an older pip: this tool's own pip chooses the top-level versions

@@ -24,6 +24,13 @@ def test_the_named_requirements_are_joined_by_project_and_a_pinned_project_is_le
     assert left == []
 
 
+def test_a_wildcard_pin_is_a_range_and_is_dated_where_an_exact_pin_under_a_marker_is_not():
+    spec = {"python": "3.9", "packages": "'numpy==1.*' 'scipy==1.5.2; python_version >= \"3.6\"' pytest"}
+    wanted, left = top_level_requirements(spec, [], "3.9.18")
+    assert wanted == ["numpy==1.*", "pytest"]  # the newest 1.x as of the date, not whatever 1.x is newest today
+    assert left == []
+
+
 def test_a_requirements_files_lines_join_the_specs_and_what_cannot_be_dated_says_why():
     spec = {"python": "3.6", "packages": "requirements.txt", "pip_packages": ["Jinja2<3", "six==1.16.0"]}
     lines = ["jinja2>=2.10", "Six", "x @ git+https://example.invalid/x.git", "git+https://example.invalid/y.git",

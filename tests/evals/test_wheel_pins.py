@@ -8,7 +8,8 @@ import pytest
 from packaging.version import Version
 
 from repoanchor.evals.harness.dependencies.release_date import exact_pins
-from repoanchor.evals.harness.dependencies.wheel_pins import exact_pin, with_wheels
+from repoanchor.evals.harness.dependencies.requirements_file import exact_pin
+from repoanchor.evals.harness.dependencies.wheel_pins import repinned, with_wheels
 from tests.evals.test_release_date import ONLINE
 
 SKLEARN_13 = {  # swebench 4.1.0's spec for scikit-learn 1.3, its dependencies as they are
@@ -21,7 +22,16 @@ SKLEARN_13 = {  # swebench 4.1.0's spec for scikit-learn 1.3, its dependencies a
 
 @pytest.mark.parametrize(
     ("text", "found"),
-    [("numpy==1.19.2", ("numpy", Version("1.19.2"))), ("numpy>=1.19", None), ("numpy==1.*", None), ("x y", None)],
+    [
+        ("numpy==1.19.2", ("numpy", Version("1.19.2"))),
+        ("numpy>=1.19", None),
+        ("numpy==1.*", None),
+        ("x y", None),
+        ("numpy==1.19.2; python_version < '3.10'", ("numpy", Version("1.19.2"))),  # where the marker holds
+        ("numpy[dev]===1.19.2", ("numpy", Version("1.19.2"))),
+        ("numpy==1.19.2,<2", ("numpy", Version("1.19.2"))),
+        ("numpy===local-build", None),  # no version to compare with a wheel's
+    ],
 )
 def test_only_a_pin_to_one_version_is_an_exact_pin(text, found):
     assert exact_pin(text) == found
@@ -32,6 +42,22 @@ def test_a_specs_exact_pins_are_read_from_its_package_list_too():
     assert exact_pins({**SKLEARN_13, "packages": "requirements.txt", "pip_packages": ["tox==4.16.0"]}) == [
         "tox==4.16.0"
     ]
+
+
+def test_a_marker_pin_is_an_exact_pin_the_spec_installs_first_and_a_wildcard_is_not():
+    spec = {"packages": "requirements.txt", "pip_packages": ["tox==4.16.0; python_version >= '3.8'", "numpy==1.*"]}
+    assert exact_pins(spec) == ["tox==4.16.0; python_version >= '3.8'"]
+
+
+def test_a_moved_pin_keeps_its_extras_and_marker():
+    moved = repinned("numpy[dev]==1.19.2; python_version < '3.10'", Version("1.19.3"))
+    assert moved == 'numpy[dev]==1.19.3; python_version < "3.10"'
+
+
+def test_a_wheel_check_the_index_does_not_answer_in_time_leaves_the_pins_as_written_and_says_so():
+    spec, notes = with_wheels(SKLEARN_13, "3.9.18", timeout=0.001)  # a real pip, stopped before it can answer
+    assert spec == SKLEARN_13
+    assert notes == ["exact pins not checked for wheels for Python 3.9.18 (pip took over 0.001 s): left as written"]
 
 
 @ONLINE

@@ -24,7 +24,12 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from repoanchor.evals.harness.dependencies.pip_steps import host_dry_run
-from repoanchor.evals.harness.dependencies.requirements_file import package_list, requirements_in, requirements_text
+from repoanchor.evals.harness.dependencies.requirements_file import (
+    exact_pin,
+    package_list,
+    requirements_in,
+    requirements_text,
+)
 from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 
 CONSTRAINTS = "dated-constraints.txt"
@@ -58,7 +63,7 @@ def top_level_requirements(
             merged[name].specifier &= requirement.specifier
         else:
             merged[name] = requirement
-    exact = {name for name, req in merged.items() if any(s.operator in ("==", "===") for s in req.specifier)}
+    exact = {name for name, req in merged.items() if exact_pin(str(req))}  # a wildcard (`==1.*`) is dated
     return [str(req) for name, req in merged.items() if name not in exact], left
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from repoanchor.evals.harness.dependencies.editable import installs_editable
-from repoanchor.evals.harness.dependencies.requirements_file import package_list
+from repoanchor.evals.harness.dependencies.requirements_file import exact_pin, package_list
 
 VARIABLE = "REPOANCHOR_DEPS_AS_OF"
 ROW_FIELD = "repoanchor_deps_as_of"
@@ -134,11 +134,12 @@ def _utc(text: str, what: str) -> str:
 
 
 def exact_pins(spec: dict[str, Any]) -> list[str]:
-    """The spec's packages pinned to one version (`tox==4.16.0`), in its package list or `pip_packages`: its own
+    """The spec's packages pinned to one version (`tox==4.16.0`, `requirements_file.exact_pin`), in its package list
+    or `pip_packages`, each as written (a marker is pip's to evaluate): its own
     choice, whatever their release date, so they are installed before the date bounds the rest (sphinx's pins tox
     4.16.0, of 2024, beside 2022's packages; scikit-learn 1.3's package list cython 3.0.10, of 2024)."""
     found = [*package_list(spec), *(spec.get("pip_packages") or [])]
-    return list(dict.fromkeys(p for p in found if "==" in p and "*" not in p and ";" not in p))
+    return list(dict.fromkeys(p for p in found if exact_pin(p)))
 
 
 def pip_version(venv: Path) -> tuple[int, ...]:

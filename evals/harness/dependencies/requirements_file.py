@@ -9,6 +9,9 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
 from repoanchor.evals.harness.dependencies.setup_files import SetupFiles
 from repoanchor.scaffolds.records import InfraError
 
@@ -35,6 +38,21 @@ def package_list(spec: dict[str, Any]) -> list[str]:
     PyPI), or none where it names a requirements or environment file."""
     packages = str(spec.get("packages") or "")
     return [] if packages in PACKAGE_FILES else shlex.split(packages)
+
+
+def exact_pin(text: str) -> tuple[str, Version] | None:
+    """(project, version) of a requirement pinned to one version (`name==X`, `name===X`, extras and markers allowed:
+    where its marker holds, the spec chose that version), else None (a range, a wildcard `==1.*`, not a requirement).
+    The one reading of "exact pin" for installing pins first, dating the rest and finding wheels."""
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement:
+        return None
+    pins = [s for s in requirement.specifier if s.operator in ("==", "===") and not s.version.endswith(".*")]
+    try:
+        return (requirement.name, Version(pins[0].version)) if pins else None
+    except InvalidVersion:
+        return None
 
 
 def requirement_lines(path: Path) -> list[str]:
