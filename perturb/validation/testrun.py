@@ -27,6 +27,11 @@ SEVERITY = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 _CHILD_OUTCOME = {"skipped": "skipped", "failure": "failed", "error": "error"}
 TAIL_CHARS = 4000
 TREE_MARK = "<tree>"
+HASH_SEED = "1"
+"""Every run's PYTHONHASHSEED unless the caller's environment or `env_extra` sets one: one iteration order of sets
+and dicts of strings in every run, so a test parametrized over a set (isodate's `TEST_CASES = {(4, "19", ...), ...}`)
+keeps its ids from run to run; with a random seed each run numbered them anew and 148 of isodate's 280 tests were
+flaky, never compared. Non-zero: the interpreter still reports hash randomization on."""
 _PYTEST = re.compile(r"(?:^|[\s/])(?:py\.test|pytest)(?:\s|$)")
 _SHELL_SEPARATOR = re.compile(r"&&|\|\||[;|\n]")
 # pytest's config files: these always count; the others only with a pytest section.
@@ -123,9 +128,9 @@ def _pytest_isolation(test_cmd: str, tree: Path | None) -> str:
 
 
 def _env(tree: Path, home: Path, env_extra: dict[str, str] | None) -> dict[str, str]:
-    """Untrusted code's environment (see isolation.py) that imports the tree's code first and writes no
-    bytecode into it; `env_extra` on top (its PYTHONPATH after the tree's)."""
-    extra = dict(env_extra or {})
+    """Untrusted code's environment (see isolation.py) that imports the tree's code first, writes no bytecode into
+    it and hashes strings with `HASH_SEED`; `env_extra` on top (its PYTHONPATH after the tree's)."""
+    extra = {"PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", HASH_SEED), **(env_extra or {})}
     paths = [str(tree)] + ([str(tree / "src")] if (tree / "src").is_dir() else [])
     if extra.get("PYTHONPATH"):
         paths.append(extra["PYTHONPATH"])

@@ -174,6 +174,30 @@ def test_a_test_whose_ids_change_every_run_is_flaky_as_a_whole(tmp_path: Path):
     ]
 
 
+def test_a_test_parametrized_over_a_set_of_strings_keeps_its_ids_from_run_to_run(tmp_path: Path):
+    """isodate's `TEST_CASES` is a set of tuples of strings: pytest numbers such parameters in the set's iteration
+    order, which a random hash seed changes every run, so each run had other ids and 148 of 280 tests were flaky."""
+    by_set = """
+        from datetime import date
+
+        import pytest
+
+        WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta")
+        CASES = {(word, len(word), date(2000, 1, len(word))) for word in WORDS}  # a date's id is its index
+
+
+        @pytest.mark.parametrize("word,size,day", CASES)
+        def test_size(word, size, day):
+            assert len(word) == size
+    """
+    original = make_project(tmp_path / "original", tests=by_set)
+    variant = make_project(tmp_path / "variant", tests=by_set)
+    report = validate(original, variant, PYTEST, repeat=3)
+    assert report.ok, report.to_json()
+    assert report.flaky == []
+    assert report.n_compared == 7
+
+
 def test_syntax_error_in_changed_file_is_a_compile_error(original: Path, tmp_path: Path):
     variant = make_project(tmp_path / "variant", MODULE.replace("return 2 * x", "return 2 *"))
     (variant / "notes.txt").write_text("not python, never compiled")
