@@ -19,6 +19,7 @@ from typing import Literal
 import libcst as cst
 
 from repoanchor.perturb.context import FileContext, ProjectInfo
+from repoanchor.perturb.nesting import TOO_DEEP, scope_of, too_deep
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.source.jit_compiled import refuse_in_compiled
@@ -178,7 +179,7 @@ def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float, 
             sites = refuse_line_moves(sites, module, text, ctx)
         if not sites:
             return module, Skipped(ctx.transform_id, ctx.path, "no candidate sites")
-        new_module = transform.apply(module, select_sites(sites, fraction, ctx.rng), ctx)
+        new_module = _applied_within_nesting(transform, module, select_sites(sites, fraction, ctx.rng), ctx)
     except Exception:  # a bug in one transform must not stop the batch: recorded as Failed
         return module, Failed(ctx.transform_id, ctx.path, traceback.format_exc(limit=8))
     if not ctx.changes:
@@ -186,6 +187,21 @@ def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float, 
             return module, Failed(ctx.transform_id, ctx.path, "code changed but no site was reported")
         return module, Skipped(ctx.transform_id, ctx.path, "no change: every selected site was refused")
     return new_module, Applied(ctx.transform_id, ctx.path, tuple(ctx.changes))
+
+
+def _applied_within_nesting(transform, module: cst.Module, chosen: list[Site], ctx: FileContext) -> cst.Module:
+    """`transform.apply` of the chosen sites; where a transform that nests code took a scope past `MAX_NESTED` blocks,
+    applied again without that scope's sites (`nesting.py`), their first records dropped and each refused."""
+    records = len(ctx.skips), len(ctx.changes)
+    new_module = transform.apply(module, chosen, ctx)
+    if not getattr(transform, "nests", False) or not ctx.changes or not (deep := too_deep(module, new_module)):
+        return new_module
+    del ctx.skips[records[0] :], ctx.changes[records[1] :]
+    kept = [site for site in chosen if scope_of(site.where) not in deep]
+    for site in chosen:
+        if scope_of(site.where) in deep:
+            ctx.skip(TOO_DEEP, site)
+    return transform.apply(module, kept, ctx) if kept else module
 
 
 def _parse_reason(exc: Exception) -> str:

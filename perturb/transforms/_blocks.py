@@ -57,6 +57,7 @@ class BlockTransform(SiteTransform):
 
     lines: ClassVar[tuple[int, int]] = (5, 100)
     wraps: ClassVar[bool] = True
+    nests = True  # a wrapper, or an inserted `if`, is one more block
 
     def candidates(self, module: cst.Module, ctx: FileContext) -> list[Site]:
         return BlockCollector(ctx, module, lines=self.lines, wraps=self.wraps).collect(module)

@@ -95,6 +95,7 @@ def _split(site: Site, original: cst.CSTNode, updated: cst.If) -> cst.If:
 
 class AndSplit(SiteTransform):
     id = "and-split"
+    nests = True  # the body moves into a second `if`
     description = "Split `if L and R:` into nested ifs, duplicating the else branch into both."
     collector = _Collector
     rewrite = staticmethod(_split)

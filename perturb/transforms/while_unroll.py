@@ -134,6 +134,7 @@ def _unroll(site: Site, original: cst.CSTNode, updated: cst.While) -> cst.While:
 
 class WhileUnroll(SiteTransform):
     id = "while-unroll"
+    nests = True  # the loop's copy sits inside the loop
     description = "Peel the first iteration of a while loop into a nested copy of the loop (else kept)."
     collector = _Collector
     rewrite = staticmethod(_unroll)
