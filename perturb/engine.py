@@ -197,10 +197,12 @@ def _applied_within_nesting(transform, module: cst.Module, chosen: list[Site], c
     if not getattr(transform, "nests", False) or not ctx.changes or not (deep := too_deep(module, new_module)):
         return new_module
     del ctx.skips[records[0] :], ctx.changes[records[1] :]
-    kept = [site for site in chosen if scope_of(site.where) not in deep]
+    kept = []
     for site in chosen:
         if scope_of(site.where) in deep:
             ctx.skip(TOO_DEEP, site)
+        else:
+            kept.append(site)
     return transform.apply(module, kept, ctx) if kept else module
 
 

@@ -60,7 +60,7 @@ def _blocks(statement: cst.CSTNode) -> list[cst.BaseSuite]:
     ``finally``, and an ``elif``'s (one ``if`` statement with the ``if`` it continues)."""
     found = []
     node = statement
-    while isinstance(node, (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.Else, cst.Finally)):
+    while isinstance(node, (*_COUNTED, cst.Else)):  # `orelse` leads on to an elif's `If` or an `else`
         found.append(node.body)
         for handler in getattr(node, "handlers", ()):
             found.append(handler.body)

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from repoanchor.perturb.mirage.path_values import called_name
 from repoanchor.perturb.source.files import python_files
 
 _PATH = re.compile(r"(?:\.{1,2}/)*((?:[\w.-]+/)*)([A-Za-z_][\w-]*)\.py")
@@ -71,7 +72,7 @@ def _path_literals(data: bytes) -> set[str]:
             spelled.add(node.value)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             spelled.add(_joined(_division_operands(node)))
-        elif isinstance(node, ast.Call) and _called(node.func) in ("join", "joinpath"):
+        elif isinstance(node, ast.Call) and called_name(node) in ("join", "joinpath"):
             spelled.add(_joined(node.args))
     return {text for text in spelled if ".py" in text and _PATH.fullmatch(text)}
 
@@ -90,10 +91,6 @@ def _joined(parts: list[ast.expr]) -> str:
             break
         tail.insert(0, part.value)
     return "/".join(tail)
-
-
-def _called(func: ast.expr) -> str:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _named(literal: str, by_stem: dict[str, list[str]], home: str | None) -> Iterator[str]:

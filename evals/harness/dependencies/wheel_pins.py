@@ -21,6 +21,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from repoanchor.evals.harness.dependencies.pip_steps import host_dry_run
+from repoanchor.evals.harness.dependencies.release_date import exact_pins
 from repoanchor.evals.harness.dependencies.requirements_file import exact_pin, package_list
 
 DRY_RUN_TIMEOUT = 600
@@ -34,7 +35,7 @@ def with_wheels(
     venv's full version) moved as the module says; and a line for the record per pin moved. `timeout`: seconds each
     of pip's dry runs may take (a check it cannot finish leaves the pins as written, and says so)."""
     listed = package_list(spec)
-    pins = sorted(text for text in {*listed, *(spec.get("pip_packages") or [])} if exact_pin(text))
+    pins = sorted(set(exact_pins(spec)))
     if not pins:
         return spec, []
     all_wheels, messages = _dry_run(pins, python, timeout)  # one call where every pin has a wheel (astropy 1.3 pins 28)
