@@ -26,7 +26,9 @@ def find_test_runs(record: RunRecord, folder: Path) -> list[dict]:
     except TrajectoryError as error:
         return [{"change": "tests-unchecked", "reason": str(error)}]
     runs = []
-    for action, label in zip(trajectory.actions, labels_in_order(trajectory.actions), strict=True):
+    for action, label in zip(
+        trajectory.actions, labels_in_order(trajectory.actions, trajectory.instance_id), strict=True
+    ):
         if label.category == "test":
             runs.append(
                 {"change": "test-run", "step_index": action.index, "command": action_text(action)[:COMMAND_CHARS]}

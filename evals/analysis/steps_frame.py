@@ -229,7 +229,7 @@ def load_steps(paths: list[str | Path], conditions: Mapping[str | Path, str] | N
             continue
         run, unit = str(path), context.unit if context is not None else str(path)
         condition, instance = condition_of(path, lookup, context), instance_of(trajectory, path, context)
-        labels = labels_in_order(trajectory.actions)
+        labels = labels_in_order(trajectory.actions, instance)
         steps += [_step(run, unit, condition, instance, *pair) for pair in zip(trajectory.actions, labels, strict=True)]
         runs.append(
             {

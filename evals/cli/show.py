@@ -80,6 +80,8 @@ def show_command(
         typer.echo(header(trajectory))
         for note in trajectory.notes:
             typer.echo(f"note: {note}")
-        for action, label in zip(trajectory.actions, labels_in_order(trajectory.actions), strict=True):
+        for action, label in zip(
+            trajectory.actions, labels_in_order(trajectory.actions, trajectory.instance_id), strict=True
+        ):
             typer.echo("\n".join(step_lines(action, label, output_lines)))
         typer.echo("")

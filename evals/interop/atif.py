@@ -45,7 +45,9 @@ def to_atif(trajectory: Trajectory, session_id: str, prompts: dict[str, str] | N
     `prompts` ({"system": ..., "user": ...}, either optional) open the steps when the run recorded them."""
     opening = [{"source": source, "message": text} for source, text in (prompts or {}).items() if text]
     by_turn: dict[int, list[tuple[Action, Label]]] = {}
-    for action, label in zip(trajectory.actions, labels_in_order(trajectory.actions), strict=True):
+    for action, label in zip(
+        trajectory.actions, labels_in_order(trajectory.actions, trajectory.instance_id), strict=True
+    ):
         by_turn.setdefault(action.turn_index, []).append((action, label))
     steps = opening + [_step(turn, by_turn.get(turn.index, [])) for turn in trajectory.turns]
     if not steps:  # ATIF needs one step at least; a run that never reached the model still gets its record

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from repoanchor.scaffolds.steps.project_cli import is_project_cli
 from repoanchor.scaffolds.steps.python_steps import misquoted_python_write, python_step
 from repoanchor.scaffolds.steps.shell import ShellParseError, SimpleCommand, base_name, split_commands
 
@@ -46,7 +47,8 @@ OPENCODE_TOOLS = {
 }  # fmt: skip
 
 SEARCH = {"ls", "find", "grep", "egrep", "fgrep", "rg", "ag", "ack", "tree", "locate", "which", "whereis", "wc"}
-READ = {"cat", "head", "tail", "less", "more", "nl", "bat", "diff", "cmp", "stat", "file", "xxd", "od", "strings"}
+READ = {"cat", "head", "tail", "less", "more", "nl", "bat", "diff", "cmp", "stat", "file", "xxd", "od", "hexdump",
+        "strings"}  # fmt: skip
 EDIT = {"cp", "mv", "rm", "mkdir", "touch", "rmdir", "ln", "chmod", "patch", "truncate", "unzip", "tar"}
 TEST = {"pytest", "py.test", "tox", "nox", "make", "ninja", "cmake", "runtests.py", "runtests"}
 OTHER = {"echo", "printf", "pwd", "env", "export", "sleep", "true", "false", "cd", "source", "whoami", "date",
@@ -63,28 +65,31 @@ GIT = {
 }  # fmt: skip
 
 
-def classify(tool: str, command_or_input: str, scripts: Mapping[str, str] | None = None) -> Label:
+def classify(
+    tool: str, command_or_input: str, scripts: Mapping[str, str] | None = None, project: frozenset[str] = frozenset()
+) -> Label:
     """`scripts`: files the run wrote earlier (path -> content; `steps/sequence.py`), so that `python X.py` is
-    labelled by what X does where the run wrote X itself; else by its name."""
+    labelled by what X does where the run wrote X itself; else by its name. `project`: the instance's
+    repository names (`project_cli.project_stems`), whose programs are the project's CLI."""
     tool = (tool or "bash").lower()
     if tool in OPENCODE_TOOLS:
         return _label(OPENCODE_TOOLS[tool], tool, f"tool-{tool}")
     if tool not in ("bash", "shell", "sh"):
         return _label("other", tool, "tool-other")
-    return classify_shell(command_or_input or "", scripts or {})
+    return classify_shell(command_or_input or "", scripts or {}, project)
 
 
-def classify_shell(text: str, scripts: Mapping[str, str] | None = None) -> Label:
+def classify_shell(text: str, scripts: Mapping[str, str] | None = None, project: frozenset[str] = frozenset()) -> Label:
     if any(marker in text for marker in SUBMIT_MARKERS) or SUBMIT_COMMAND.match(text.strip()):
         return _label("other", text.strip().splitlines()[0], "submit")
     try:
         commands = split_commands(text)
     except ShellParseError:
-        return _fallback(text)
+        return _fallback(text, project)
     fragments = any(_fragment(_without_prefixes(list(cmd.words))) for cmd in commands)
     if fragments and (misquoted := misquoted_python_write(text)):
         return _label(*misquoted)
-    labels = [_command(cmd, scripts or {}) for cmd in commands]
+    labels = [_command(cmd, scripts or {}, project) for cmd in commands]
     labels = [lb for lb in labels if lb is not None]
     if not labels:
         return _label("other", text, "empty")
@@ -93,7 +98,7 @@ def classify_shell(text: str, scripts: Mapping[str, str] | None = None) -> Label
     return min(decisive, key=lambda lb: PRIORITY.index(lb.category))  # first part wins ties
 
 
-def _fallback(text: str) -> Label:
+def _fallback(text: str, project: frozenset[str] = frozenset()) -> Label:
     """Unparseable shell (e.g. unbalanced quotes): the command word that starts each part, where parts are cut at
     `&&`, `||`, `;`, `|`, newlines and `$(`/backquote openings. Words inside an argument (a sed script, a quoted
     message) are not commands: scanning every token labelled `sed -i '...which...'` a search."""
@@ -104,7 +109,7 @@ def _fallback(text: str) -> Label:
         words = _without_prefixes([w.strip("'\"()`{}") for w in part.split()])
         if not words or not words[0]:
             continue
-        cat = _unparsed_category(base_name(words[0]), words[1:])
+        cat = _unparsed_category(base_name(words[0]), words[1:], project)
         if cat and PRIORITY.index(cat) < PRIORITY.index(best.category):
             best = _label(cat, part, "unparsed-fallback")
     return best
@@ -122,12 +127,12 @@ def _without_prefixes(words: list[str]) -> list[str]:
     return words
 
 
-def _unparsed_category(name: str, args: list[str]) -> str | None:
+def _unparsed_category(name: str, args: list[str], project: frozenset[str]) -> str | None:
     if name in ("sed", "perl") and any(IN_PLACE.fullmatch(a) for a in args):
         return "edit"
     if name == "git" and args:
         return GIT.get(args[0], "other")
-    return _table(name)
+    return _table(name) or ("test" if is_project_cli(name, project) else None)
 
 
 def _table(name: str) -> str | None:
@@ -141,14 +146,14 @@ def _table(name: str) -> str | None:
     return None
 
 
-def _command(cmd: SimpleCommand, scripts: Mapping[str, str]) -> Label | None:
+def _command(cmd: SimpleCommand, scripts: Mapping[str, str], project: frozenset[str]) -> Label | None:
     for target in cmd.writes:
         if target not in HARMLESS_TARGETS:
             return _label("edit", f"> {target}", "redirect-write")
     words = _without_prefixes(list(cmd.words))
     if not words or words == ["__SUBST__"] or _fragment(words):
         return None  # nothing runs, or a line of a quoted argument that a stray quote cut into a "command"
-    return _words(words, cmd, scripts)
+    return _words(words, cmd, scripts, project)
 
 
 def _fragment(words: list[str]) -> bool:
@@ -157,7 +162,12 @@ def _fragment(words: list[str]) -> bool:
     return bool(words) and "\n" in words[0]
 
 
-def _words(words: list[str], cmd: SimpleCommand, scripts: Mapping[str, str] | None = None) -> Label:
+def _words(
+    words: list[str],
+    cmd: SimpleCommand,
+    scripts: Mapping[str, str] | None = None,
+    project: frozenset[str] = frozenset(),
+) -> Label:
     name, args, text = base_name(words[0]), words[1:], cmd.text
     if name == "cd":
         return _label("other", text, "cd")
@@ -169,7 +179,7 @@ def _words(words: list[str], cmd: SimpleCommand, scripts: Mapping[str, str] | No
             return _label("read", text, "git-stash-view")
         return _label(GIT.get(sub, "other"), text, f"git-{sub or 'bare'}")
     if name in ("xargs", "find"):
-        return _find_or_xargs(name, args, cmd, scripts or {})
+        return _find_or_xargs(name, args, cmd, scripts or {}, project)
     if name in ("sed", "perl", "awk"):
         in_place = any(IN_PLACE.fullmatch(a) for a in args) or "inplace" in args
         if in_place:
@@ -184,7 +194,7 @@ def _words(words: list[str], cmd: SimpleCommand, scripts: Mapping[str, str] | No
     if re.fullmatch(r"python[\d.]*|pypy3?", name):
         return _label(*python_step(args, cmd, scripts or {}))
     if name in ("bash", "sh", "zsh") and args[:1] == ["-c"] and len(args) > 1:
-        return classify_shell(args[1], scripts)
+        return classify_shell(args[1], scripts, project)
     if name in ("bash", "sh") and args:
         return _label("test", text, "shell-script")
     if name in ("npm", "yarn", "pnpm") and args[:1] in (["test"], ["run"]):
@@ -195,12 +205,16 @@ def _words(words: list[str], cmd: SimpleCommand, scripts: Mapping[str, str] | No
                       ("test", "test-runner"), ("other", "environment")):  # fmt: skip
         if _table(name) == cat:
             return _label(cat, text, rule)
+    if is_project_cli(name, project):  # STEPS.md: running the project's CLI is a test
+        return _label("test", text, "project-cli")
     if "/" in words[0] or name.endswith((".py", ".sh")):  # ./runtests.py, bin/test: project code
         return _label("test", text, "run-script")
     return _label("other", text, "unknown-command")
 
 
-def _find_or_xargs(name: str, args: list[str], cmd: SimpleCommand, scripts: Mapping[str, str]) -> Label:
+def _find_or_xargs(
+    name: str, args: list[str], cmd: SimpleCommand, scripts: Mapping[str, str], project: frozenset[str]
+) -> Label:
     if name == "find":
         if "-delete" in args:
             return _label("edit", cmd.text, "find-delete")
@@ -208,7 +222,7 @@ def _find_or_xargs(name: str, args: list[str], cmd: SimpleCommand, scripts: Mapp
             start = args.index("-exec" if "-exec" in args else "-execdir") + 1
             inner = [a for a in args[start:] if a not in (";", "+", "\\;")]
             if inner:
-                label = _words(inner, SimpleCommand(inner, text=cmd.text), scripts)
+                label = _words(inner, SimpleCommand(inner, text=cmd.text), scripts, project)
                 if PRIORITY.index(label.category) < PRIORITY.index("search"):
                     return label
         return _label("search", cmd.text, "search-command")
@@ -216,7 +230,7 @@ def _find_or_xargs(name: str, args: list[str], cmd: SimpleCommand, scripts: Mapp
         args = args[2:] if args[0] in ("-I", "-n", "-P", "-d", "-L") else args[1:]
     if not args:
         return _label("other", cmd.text, "xargs-echo")
-    return _words(args, SimpleCommand(args, text=cmd.text), scripts)
+    return _words(args, SimpleCommand(args, text=cmd.text), scripts, project)
 
 
 def _pip(args: list[str], text: str) -> Label:

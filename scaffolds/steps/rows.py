@@ -27,7 +27,9 @@ def step_rows(paths: list[str | Path]) -> StepRows:
     batch = read_many(paths)
     rows = []
     for trajectory in batch.trajectories:
-        for action, label in zip(trajectory.actions, labels_in_order(trajectory.actions), strict=True):
+        for action, label in zip(
+            trajectory.actions, labels_in_order(trajectory.actions, trajectory.instance_id), strict=True
+        ):
             text = action_text(action)
             rows.append(
                 {

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from repoanchor.scaffolds.steps.classify import Label, classify
+from repoanchor.scaffolds.steps.project_cli import project_stems
 from repoanchor.scaffolds.steps.shell import ShellParseError, split_commands
 from repoanchor.scaffolds.trajectories.trajectory import Action
 
@@ -26,13 +27,15 @@ def action_text(action: Action) -> str:
     return " ".join(f"{key}={value}" for key, value in sorted(action.tool_input.items()) if value not in (None, ""))
 
 
-def labels_in_order(actions: Iterable[Action]) -> list[Label]:
-    """One label per action, in order; `python X.py` labelled by what X holds where an earlier action wrote X."""
+def labels_in_order(actions: Iterable[Action], instance_id: str | None = None) -> list[Label]:
+    """One label per action, in order; `python X.py` labelled by what X holds where an earlier action wrote X,
+    and the programs named after `instance_id`'s repository as its CLI (`project_cli.py`)."""
     written: dict[str, str] = {}
+    project = project_stems(instance_id)
     labels = []
     for action in actions:
         text = action_text(action)
-        labels.append(classify(action.tool, text, written))
+        labels.append(classify(action.tool, text, written, project))
         written.update(files_written(action, text))
     return labels
 

@@ -96,6 +96,14 @@ def test_known_run_drift_and_files(known) -> None:
     assert no_hits["proxy_visits"] == 0
 
 
+def test_the_runs_instance_names_its_projects_cli(tmp_path: Path) -> None:
+    commands = ["cat q.sql", "datasette serve q.db"]
+    own = load_steps([write_v1(tmp_path / "a" / "x.traj.json", commands, instance_id="simonw__datasette-1")])
+    other = load_steps([write_v1(tmp_path / "b" / "x.traj.json", commands, instance_id="demo__pkg-1")])
+    assert list(own.steps["phase"]) == ["explore", "test"]
+    assert list(other.steps["phase"]) == ["explore", "other"]
+
+
 def test_files_touched_from_commands_and_tool_inputs() -> None:
     def touched(command: str | None = None, tool: str = "bash", **tool_input):
         action = Action(index=0, tool=tool, command=command, tool_input=tool_input, turn_index=0)

@@ -77,3 +77,10 @@ def test_a_typed_tools_text_leaves_out_unset_fields():
     args = {"command": "view", "path": "/repo/a.py", "file_text": None, "old_str": None, "view_range": None, "x": ""}
     action = Action(index=0, tool="read", tool_input=args, turn_index=0)
     assert action_text(action) == "command=view path=/repo/a.py"
+
+
+def test_the_instances_repository_names_its_cli():
+    actions = [bash(0, "cd /testbed && datasette serve fixtures.db"), bash(1, "datasette-publish x")]
+    assert labels(actions) == [("other", "unknown-command")] * 2
+    by_instance = [(lb.category, lb.rule) for lb in labels_in_order(actions, "simonw__datasette-1563")]
+    assert by_instance == [("test", "project-cli")] * 2

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from repoanchor.scaffolds.steps.classify import PHASE, Label, classify
+from repoanchor.scaffolds.steps.project_cli import project_stems
 from repoanchor.scaffolds.steps.shell import ShellParseError, split_commands
 
 LABELS = Path(__file__).with_name("labelled_commands.jsonl")
@@ -186,6 +187,13 @@ CASES = [
     ("bash", "echo MICRO_SWE_AGENT_FINAL_OUTPUT && git add -A && git diff --cached", "other", "submit"),
     ("bash", "submit 'flag{hidden}'", "other", "submit"),
     ("bash", "submitter --all", "other", "unknown-command"),
+    # the projects' own CLIs (STEPS.md: a test) known without context; a formatter only as its own project
+    ("bash", "cd /testbed && sqlfluff fix test.sql --dialect ansi -f 2>&1", "test", "project-cli"),
+    ("bash", 'echo "select 1;;" | sqlfluff lint -', "test", "project-cli"),
+    ("bash", "pylint --disable=all --enable=W0611 t.py", "test", "project-cli"),
+    ("bash", "cd /tmp/docs && sphinx-build -b html . _build", "test", "project-cli"),
+    ("bash", "black t.py", "other", "unknown-command"),
+    ("bash", "hexdump -C test.sql", "read", "read-command"),
 ]
 
 
@@ -195,6 +203,45 @@ def test_rule(tool, command, category, rule):
     assert (label.category, label.rule) == (category, rule), label
     assert label.phase == PHASE[category]
     assert isinstance(label, Label)
+
+
+@pytest.mark.parametrize(
+    ("instance_id", "command", "category", "rule"),
+    [
+        ("iterative__dvc-3527", "dvc status --cloud", "test", "project-cli"),
+        ("conan-io__conan-11594", "cd /w && conan create . --build missing", "test", "project-cli"),
+        ("django__django-11206", "django-admin startproject p", "test", "project-cli"),
+        ("getmoto__moto-5752", "moto_server -p 5000", "test", "project-cli"),
+        ("psf__black-4005", "black --line-length 80 t.py", "test", "project-cli"),
+        ("psf__black-4005", "blacken-docs x.md", "other", "unknown-command"),  # a prefix without its separator
+        ("pypa__pip-10454", "pip install -e .", "other", "pip-install"),  # tables come before the project
+        ("pypa__pip-10454", "pip-compile req.in", "test", "project-cli"),
+        ("simonw__datasette-1563", "datasette serve db.sqlite", "test", "project-cli"),
+        (None, "datasette serve db.sqlite", "other", "unknown-command"),
+        ("not-an-instance", "datasette serve db.sqlite", "other", "unknown-command"),
+        (None, "dvc status", "test", "project-cli"),  # a known project's CLI needs no context
+    ],
+)
+def test_the_instances_own_programs_are_its_cli(instance_id, command, category, rule):
+    label = classify("bash", command, project=project_stems(instance_id))
+    assert (label.category, label.rule) == (category, rule), label
+
+
+@pytest.mark.parametrize(
+    ("instance_id", "stems"),
+    [
+        ("pvlib__pvlib-python-1154", {"pvlib-python", "pvlib"}),
+        ("Project-MONAI__MONAI-5543", {"monai"}),
+        ("pytest-dev__pytest-7432", {"pytest"}),
+        ("owner__py-thing-2", {"py-thing", "thing"}),
+        ("sympy__sympy", {"sympy"}),
+        ("owner__-12", set()),
+        ("flask", set()),
+        ("", set()),
+    ],
+)
+def test_project_stems_come_from_the_repository_name(instance_id, stems):
+    assert project_stems(instance_id) == stems
 
 
 def test_label_is_frozen_and_explains_itself():
