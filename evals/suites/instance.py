@@ -158,7 +158,7 @@ def _task(work: Work, task_id: str, config: ApplyConfig, repo: Path) -> dict:
         with yielding_to(gold.report, remapped.result):
             bare_row = grading_row(work.row, task_id, commit, "")  # the run before the patch needs none
             excuse = partial(failing_in_original, work)
-            before = validate_bare(check, bare_row, checks, work.env, work.timeout, work.clock, excuse)
+            before = validate_bare(check, bare_row, checks, work.env, work.timeout, work.clock, excuse, work.original)
         with work.clock.stage("perturbation"):
             patch, dropped = remapped.result()
     finally:  # V' first: after an interrupt, the remap thread may still wait for it

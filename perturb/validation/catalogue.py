@@ -45,6 +45,8 @@ class CatalogueRow:
     added: int = 0
     flaky: int = 0
     compile_errors: int = 0
+    judged_elsewhere: int = 0
+    """Changed files this Python could not compile in the original either, judged under another (`rejudge.py`)."""
     infra_error: str | None = None
     seconds: float = 0.0
     apply_seconds: float = 0.0
@@ -57,6 +59,8 @@ class CatalogueRow:
     """Tests the original ran and the variant did not (the first `LISTED`)."""
     added_tests: list[str] = field(default_factory=list)
     """Tests the variant ran and the original did not (the first `LISTED`): a new module collected, say."""
+    compile_failures: dict[str, str] = field(default_factory=dict)
+    """{file: error} of the changed files that do not compile (the first `LISTED`)."""
     renumbered: int = 0
     """Of `missing`, the tests whose id an added one matches but for its numbers: ids holding a line number
     (pycodestyle's self-doctests are named by each check's ``co_firstlineno``) that moved with the code."""
@@ -115,7 +119,8 @@ def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords) -
     checked = validate(src, tree, test_cmd, baseline=baseline, timeout=timeout)
     row.tests_compared, row.flaky, row.infra_error = checked.n_compared, len(checked.flaky), checked.infra_error
     row.changed, row.missing, row.added = len(checked.changed), len(checked.missing), len(checked.added)
-    row.compile_errors = len(checked.compile_errors)
+    row.compile_errors, row.judged_elsewhere = len(checked.compile_errors), len(checked.compile_notes)
+    row.compile_failures = dict(sorted(checked.compile_errors.items())[:LISTED])
     row.missing_tests, row.added_tests = checked.missing[:LISTED], checked.added[:LISTED]
     row.renumbered = renumbered(checked.missing, checked.added)
     row.apply_seconds = round(applied_at - started, 2)

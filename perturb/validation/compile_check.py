@@ -121,3 +121,28 @@ def check_with_interpreter(exe: str, files: list[Path], timeout: float = 600) ->
     if proc.returncode != 0:
         raise RuntimeError(f"{exe} could not run the compile check: {proc.stderr.strip()[-500:]}")
     return json.loads(proc.stdout)
+
+
+def read_sources(variant: Path, files: list[str]) -> dict[str, tuple[str, bytes]]:
+    """{rel: (path, bytes)} of the .py files among `files` that are in `variant`: what `compile_sources` takes (read
+    at once, they may be compiled while something else writes into the tree)."""
+    found = {}
+    for rel in files:
+        path = variant / rel
+        if rel.endswith(".py") and path.is_file():
+            found[rel] = (str(path), path.read_bytes())
+    return found
+
+
+def compile_sources(sources: dict[str, tuple[str, bytes]]) -> dict[str, str]:
+    """{rel: error} of the sources that do not compile here. Bytes are compiled, not text, so that PEP 263
+    encoding declarations are honoured."""
+    errors = {}
+    for rel, (path, data) in sources.items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # SyntaxWarnings are the original's business
+                compile(data, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:
+            errors[rel] = f"{type(exc).__name__}: {exc}"
+    return errors

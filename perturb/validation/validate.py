@@ -17,11 +17,12 @@ import json
 import os
 import tempfile
 import time
-import warnings
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from repoanchor.perturb.source.files import copy_source_tree
+from repoanchor.perturb.validation.compile_check import compile_sources, read_sources
+from repoanchor.perturb.validation.rejudge import Judged, rejudged
 from repoanchor.perturb.validation.testrun import InfrastructureError, TestRun, junit_command, parse_junit, run_tests
 
 # Running one suite lives in `testrun`; its API is re-exported so callers need one module.
@@ -93,6 +94,8 @@ class ValidationReport:
     missing: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     compile_errors: dict[str, str] = field(default_factory=dict)
+    compile_notes: dict[str, str] = field(default_factory=dict)
+    """Changed files the running Python could not judge, and how each was judged (`rejudge.py`)."""
     changed_files: int = 0
     infra_error: str | None = None
     durations: dict[str, float | list[float]] = field(default_factory=dict)
@@ -164,34 +167,11 @@ def changed_files(original: Path, variant: Path) -> list[str]:
     )
 
 
-def compile_errors(variant: Path, files: list[str]) -> dict[str, str]:
-    """Level 1: each changed .py file of the variant compiles under the running interpreter."""
-    return compile_sources(read_sources(variant, files))
-
-
-def read_sources(variant: Path, files: list[str]) -> dict[str, tuple[str, bytes]]:
-    """{rel: (path, bytes)} of the .py files among `files` that are in `variant`: what `compile_sources` takes (read
-    at once, they may be compiled while something else writes into the tree)."""
-    found = {}
-    for rel in files:
-        path = variant / rel
-        if rel.endswith(".py") and path.is_file():
-            found[rel] = (str(path), path.read_bytes())
-    return found
-
-
-def compile_sources(sources: dict[str, tuple[str, bytes]]) -> dict[str, str]:
-    """{rel: error} of the sources that do not compile here. Bytes are compiled, not text, so that PEP 263
-    encoding declarations are honoured."""
-    errors = {}
-    for rel, (path, data) in sources.items():
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # SyntaxWarnings are the original's business
-                compile(data, path, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as exc:
-            errors[rel] = f"{type(exc).__name__}: {exc}"
-    return errors
+def compile_errors(variant: Path, files: list[str], original: Path | None = None, judge: str | None = None) -> Judged:
+    """Level 1: each changed .py file of the variant compiles under the running interpreter, or, where this one
+    cannot judge it (a newer Python's syntax), where it can be judged (`rejudge.py`: under a Python that compiles
+    the `original`'s file, or the project's own, `judge`)."""
+    return rejudged(compile_sources(read_sources(variant, files)), variant, original, judge)
 
 
 def compare(baseline: dict[str, str], variant: dict[str, str]) -> tuple[list, list, list]:
@@ -222,7 +202,8 @@ def validate(
     report = ValidationReport(str(original), str(variant), test_cmd, len(baseline.runs) if baseline else repeat)
     start = time.monotonic()
     files = changed_files(original, variant)
-    report.changed_files, report.compile_errors = len(files), compile_errors(variant, files)
+    judged = compile_errors(variant, files, original)
+    report.changed_files, report.compile_errors, report.compile_notes = len(files), judged.errors, judged.notes
     report.durations["compile"] = time.monotonic() - start
     if report.compile_errors:
         return report  # level 1 already rejects the variant; a full suite run would add nothing

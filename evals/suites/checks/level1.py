@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -22,7 +23,9 @@ from repoanchor.evals.harness.venv_build import locked
 from repoanchor.evals.suites.checks.import_probe import probe_command
 from repoanchor.evals.suites.remap import Rejected
 from repoanchor.perturb.source.files import is_test_file
+from repoanchor.perturb.validation.compile_check import CURRENT, installed_interpreters
 from repoanchor.perturb.validation.isolation import offline_command
+from repoanchor.perturb.validation.rejudge import Judged
 from repoanchor.perturb.validation.validate import compile_errors
 
 NOT_IMPORTED = {"setup.py", "conftest.py", "__main__.py", "noxfile.py", "fabfile.py"}
@@ -97,13 +100,28 @@ def install_for_imports(tree: Path, env: EnvSpec, timeout: float = 1800) -> None
         run_command(script, tree, env, timeout)
 
 
-def compile_check(tree: Path, files: list[str], when: str) -> None:
-    refuse_uncompiled(compile_errors(tree, files), when)
+def compile_check(tree: Path, files: list[str], when: str, env: EnvSpec, original: Path | None = None) -> dict:
+    """Rejected where a changed file does not compile; else how the files this Python could not judge were judged
+    (`perturb.validation.rejudge`: under the original's Python, or the project's own)."""
+    return refuse_uncompiled(compile_errors(tree, files, original, project_python(env)), when)
 
 
-def refuse_uncompiled(errors: dict[str, str], when: str) -> None:
-    if errors:
-        raise Rejected("level1", f"{when}: {len(errors)} changed file(s) do not compile", {"compile": errors})
+def refuse_uncompiled(judged: Judged, when: str) -> dict[str, str]:
+    if judged.errors:
+        details = {"compile": judged.errors, **({"judged": judged.notes} if judged.notes else {})}
+        raise Rejected("level1", f"{when}: {len(judged.errors)} changed file(s) do not compile", details)
+    return judged.notes
+
+
+def project_python(env: EnvSpec) -> str | None:
+    """The interpreter the task's tests run with, where this host can run it: a local environment's, or the
+    installed Python of an image's version (None where none is)."""
+    if env.provider == "local":
+        return env.python
+    if not env.python_version:
+        return None
+    version = tuple(int(part) for part in env.python_version.split(".")[:2])
+    return installed_interpreters([version]).get(version) if version != CURRENT else sys.executable
 
 
 def import_check(

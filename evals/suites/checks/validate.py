@@ -20,12 +20,13 @@ from repoanchor.evals.harness.eval_script import install_hint
 from repoanchor.evals.harness.grading import grade, run_tests
 from repoanchor.evals.harness.instance_env import PARALLEL_CHECKOUT, EnvSpec
 from repoanchor.evals.harness.venv_build import private_copy
-from repoanchor.evals.suites.checks.level1 import compile_check, import_check, refuse_uncompiled
+from repoanchor.evals.suites.checks.level1 import compile_check, import_check, project_python, refuse_uncompiled
 from repoanchor.evals.suites.pair import yielding_to
 from repoanchor.evals.suites.remap import Rejected, run_git
 from repoanchor.evals.suites.stage_clock import StageClock, timed
+from repoanchor.perturb.validation.compile_check import compile_sources, read_sources
 from repoanchor.perturb.validation.isolation import offline_hint
-from repoanchor.perturb.validation.validate import compile_sources, read_sources
+from repoanchor.perturb.validation.rejudge import rejudged
 
 # Importing these runs a program, not a module.
 WRONG = {
@@ -107,10 +108,18 @@ def validate_task(
 
 
 def validate_bare(
-    check: Path, row: dict, checks: dict, env: EnvSpec, timeout: float, clock: StageClock | None, excuse=None
+    check: Path,
+    row: dict,
+    checks: dict,
+    env: EnvSpec,
+    timeout: float,
+    clock: StageClock | None,
+    excuse=None,
+    original: Path | None = None,
 ) -> dict:
     """What needs no gold patch: level 1 on the variant as committed, and the run before the patch (its record).
-    `row` may still lack the remapped patch (a build makes it meanwhile).
+    `row` may still lack the remapped patch (a build makes it meanwhile). `original` (a build): the source tree,
+    which judges a file this Python cannot compile (`perturb.validation.rejudge`).
 
     The changed files are read first and compiled on a thread while the run's subprocess works (the run's install
     writes into the tree); a compile error still comes first, as when the compile ran before the run."""
@@ -118,15 +127,15 @@ def validate_bare(
     with ThreadPoolExecutor(max_workers=1) as beside:
         compiled = beside.submit(compile_sources, sources)
 
-        def uncompiled() -> None:
-            refuse_uncompiled(compiled.result(), "variant")
+        def uncompiled() -> dict[str, str]:
+            return refuse_uncompiled(rejudged(compiled.result(), check, original, project_python(env)), "variant")
 
         with yielding_to(uncompiled), timed(clock, "tests"):
             before = level3_before(check, row, env, timeout)
-        uncompiled()
+        notes = uncompiled()
     with timed(clock, "imports"):
         import_check(check, checks, env, "variant", excuse)
-    return before
+    return before | ({"level1_notes": notes} if notes else {})
 
 
 def validate_patched(
@@ -135,10 +144,10 @@ def validate_patched(
     """The run after the remapped gold patch (`row['patch']`) (its record), and level 1 on the files it changes."""
     with timed(clock, "tests"):
         after = level3_after(check, row, env, timeout)
-    compile_check(check, checks["patch_files"], "variant + remapped gold patch")
+    notes = compile_check(check, checks["patch_files"], "variant + remapped gold patch", env)
     with timed(clock, "imports"):
         import_check(check, checks, env, "variant + remapped gold patch", excuse)
-    return after
+    return after | ({"level1_notes": notes} if notes else {})
 
 
 def suite_env(
