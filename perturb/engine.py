@@ -25,6 +25,7 @@ from repoanchor.perturb.sites import Site
 from repoanchor.perturb.source.jit_compiled import refuse_in_compiled
 from repoanchor.perturb.source.line_sensitive import refuse_line_moves
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
+from repoanchor.perturb.source.unparsed import refusal
 from repoanchor.perturb.speed.emission import FileEmission, emissions_held
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.speed.parsing import parse_source
@@ -173,6 +174,8 @@ def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float, 
     may read its own line numbers, `line_sensitive`, or be compiled, `jit_compiled`)."""
     if transform.keyword_bound and not ctx.keywords:
         return module, Skipped(ctx.transform_id, ctx.path, "no keyword: this transform inserts a keyword")
+    if why := refusal(ctx.transform_id, ctx.project.unparsed, ctx.project.min_python):
+        return module, Skipped(ctx.transform_id, ctx.path, why)  # dead-method's class index misses those files
     try:
         sites = refuse_in_compiled(transform.candidates(module, ctx), module, text, ctx)
         if getattr(transform, "moves_lines", True):

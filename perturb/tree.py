@@ -21,6 +21,7 @@ from repoanchor.perturb.mirage.facts import SourceFacts, read_source
 from repoanchor.perturb.results import Outcome, Skipped
 from repoanchor.perturb.source.files import FileSkip, copy_source_tree, python_files
 from repoanchor.perturb.source.project import project_info
+from repoanchor.perturb.source.unparsed import refusal
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
 from repoanchor.perturb.speed.parsed import ParsedModules
 from repoanchor.perturb.transforms import get_transform, get_transform_class, scope_of
@@ -193,6 +194,9 @@ def _apply_tree_transform(
     modules: ParsedModules,
 ) -> None:
     """Run one RepoMirage-style transform over the selected modules of the (already written) variant."""
+    if why := refusal(transform, report.project.unparsed, report.project.min_python):
+        report.outcomes.extend(Skipped(transform, rel, why) for rel in selected)
+        return
     instance = get_transform(transform)
     ctx = TreeContext(
         instance.id,
