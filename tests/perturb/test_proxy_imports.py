@@ -414,6 +414,8 @@ def test_failed_transaction_is_rolled_back(tmp_path: Path, monkeypatch):
         ("import t\nif t.TYPE_CHECKING:\n    import os\nelse:\n    import sys\n", "type-checking-only"),
         ("from x import __doc__\n", "reserved-name"),
         ("from x import AttributeError\n", "reserved-name"),
+        ("from x import __ne__\n", "reserved-name"),
+        ("from x import __getstate__\n", "reserved-name"),
         ("import os, os.path\n", "duplicate-binding"),
         ("class A:\n    from x import __secret\n", "mangled-name"),
         ("import sys\n\n\ndef f():\n    import os\n", "call-time-import"),
@@ -426,6 +428,26 @@ def test_statements_that_cannot_be_forwarded_are_refused(tmp_path: Path, code: s
     assert len(refused) == 1
     assert refused[0].reason.startswith(reason)
     assert len(report.resolution) == code.count("import ") - 1  # every other statement is proxied
+
+
+def test_a_name_every_module_answers_itself_is_not_proxied(tmp_path: Path):
+    """attrs' `_cmp.py` imports `_make.__ne__` for the classes it builds: through a proxy module, `from proxy import
+    __ne__` got the proxy module's own bound `object.__ne__` (module `__getattr__` runs only for missing names), and
+    `C(1) != C(1)` came out True."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/_make.py": "def __ne__(self, other):\n    return not self.__eq__(other)\n",
+        "pkg/_cmp.py": (
+            "import functools\nfrom ._make import __ne__\n\n\nclass C:\n    __ne__ = __ne__\n\n"
+            "    def __init__(self, v):\n        self.v = v\n\n"
+            "    def __eq__(self, other):\n        return self.v == other.v\n"
+        ),
+    }
+    src = make_tree(tmp_path / "src", files)
+    report = proxy(src, tmp_path / "out")
+    code = "from pkg._cmp import C\nprint(C(1) != C(1), C(1) != C(2))"
+    assert run_py(tmp_path / "out", code) == run_py(src, code) == "False True\n"
+    assert [e["imported"] for e in report.resolution] == ["import functools"]  # the other statement still proxied
 
 
 def test_a_function_level_import_runs_as_in_the_original_under_a_patched_import_state(tmp_path: Path):

@@ -34,6 +34,16 @@ MODULE_MACHINERY = frozenset(
         "__annotations__", "__module__", "AttributeError",
     }
 )  # fmt: skip
+OBJECT_METHODS = frozenset(
+    {
+        "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__repr__", "__str__", "__format__",
+        "__init__", "__new__", "__init_subclass__", "__subclasshook__", "__setattr__", "__delattr__",
+        "__getattribute__", "__reduce__", "__reduce_ex__", "__sizeof__", "__getstate__",
+    }
+)  # fmt: skip
+"""What every module object answers itself, from ``object`` (``__getstate__`` since 3.11): ``from proxy import __ne__``
+gets the proxy module's own bound ``__ne__``, never its ``__getattr__`` (attrs' `_cmp.py` imports `_make.__ne__`)."""
+RESERVED = MODULE_MACHINERY | OBJECT_METHODS
 """A proxy finds names through module ``__getattr__``, which only runs for names the module
 lacks; it also calls AttributeError. A binding with one of these names could not be forwarded."""
 
@@ -95,7 +105,7 @@ class ImportScan(SiteCollector):
         locals_ = [binding.local for binding in found]
         if len(set(locals_)) < len(locals_):
             return "duplicate-binding: the statement binds one name twice; each name needs its own forward"
-        reserved = sorted(set(locals_) & MODULE_MACHINERY)
+        reserved = sorted(set(locals_) & RESERVED)
         if reserved:
             return f"reserved-name: {', '.join(reserved)} would be shadowed by the proxy module's own attributes"
         if any(part.startswith("__") and not part.endswith("__") for b in found for part in _words(b.leaf)):
