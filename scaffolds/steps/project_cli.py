@@ -28,11 +28,11 @@ _AFFIXES = ("-python", "python-", "-py", "py-")
 
 
 def project_stems(instance_id: str | None) -> frozenset[str]:
-    """The repository's name (lower case) from a SWE-bench instance id, with and without a python affix
-    (`pvlib__pvlib-python-1154` -> pvlib-python, pvlib); empty where the id has no `owner__repo` shape."""
+    """The repository's name (lower case) from a SWE-bench instance id or a task id built on one, with and without a
+    python affix (`pvlib__pvlib-python-1154` -> pvlib-python, pvlib); empty where the id has no `owner__repo` shape."""
     if not instance_id or "__" not in instance_id:
         return frozenset()
-    repo = _NUMBER.sub("", instance_id.split("__", 1)[1]).lower()
+    repo = _NUMBER.sub("", instance_id.split("__")[1]).lower()  # a task id's suffix (`__spt-3`) left out
     if not repo:
         return frozenset()
     stems = {repo}

@@ -235,6 +235,7 @@ def test_the_instances_own_programs_are_its_cli(instance_id, command, category, 
         ("pytest-dev__pytest-7432", {"pytest"}),
         ("owner__py-thing-2", {"py-thing", "thing"}),
         ("sympy__sympy", {"sympy"}),
+        ("sqlfluff__sqlfluff-1625__spt-3", {"sqlfluff"}),  # a suite's task id
         ("owner__-12", set()),
         ("flask", set()),
         ("", set()),
