@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import PurePosixPath
 
 import libcst as cst
 
@@ -39,6 +40,26 @@ _TEMPLATES = (
 """,
 )
 _LAMBDA_PARAMS = (("json", "path", "loader"), ("codec", "location", "reader"), ("parser", "where", "source"))
+LOADER_MODULES = ("json", "os", "pathlib")
+"""The modules the loader imports by absolute name: a project's own top-level module of one of these names would be
+imported instead of the standard library's (the standard library's own `json` package loading its constants would
+import itself, half initialised)."""
+
+
+def shadowed_loader_modules(files: list[str]) -> dict[str, str]:
+    """{module: file} of the `LOADER_MODULES` that a tree of `files` (relative POSIX paths) defines at the top of a
+    folder that is no package: where that folder is on ``sys.path`` (the tree's root, ``src/``, a scripts folder), an
+    absolute import of the name finds the project's file first."""
+    present = set(files)
+    found = {}
+    for rel in sorted(files):
+        path = PurePosixPath(rel)
+        module, folder = (
+            (path.parent.name, path.parent.parent) if path.name == "__init__.py" else (path.stem, path.parent)
+        )
+        if module in LOADER_MODULES and path.suffix == ".py" and (folder / "__init__.py").as_posix() not in present:
+            found.setdefault(module, rel)
+    return found
 
 
 def insertion_index(module: cst.Module) -> int:

@@ -23,12 +23,19 @@ import libcst as cst
 
 from repoanchor.perturb.mirage.base import ModuleByModule
 from repoanchor.perturb.mirage.constants.context import words_of
-from repoanchor.perturb.mirage.constants.loader import decode_resource, encode_resource, insertion_index
+from repoanchor.perturb.mirage.constants.loader import (
+    LOADER_MODULES,
+    decode_resource,
+    encode_resource,
+    insertion_index,
+    shadowed_loader_modules,
+)
 from repoanchor.perturb.mirage.constants.names import binding_name
 from repoanchor.perturb.mirage.constants.pool import ResourcePool
 from repoanchor.perturb.mirage.constants.rewrite import Target, externalize
 from repoanchor.perturb.mirage.constants.scan import Scan, scan_module
 from repoanchor.perturb.naming import identifiers_in
+from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.source.jit_compiled import compiled_functions
 from repoanchor.perturb.source.line_sensitive import line_reading_functions
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
@@ -68,11 +75,17 @@ class ConstantExternalization(ModuleByModule):
     def prepare(self, ctx: TreeContext, modules: list[str]) -> tuple[bool, int, ResourcePool]:
         keep_trivial, types = _keep_trivial(ctx.options), _types(ctx.options)
         base = ctx.rng.getrandbits(64)  # per-module RNGs: one module's draws never shift another's
-        return (keep_trivial, types), base, ResourcePool(ctx, base, modules)
+        shadowed = shadowed_loader_modules(python_files(ctx.root, include_tests=True, include_build=True)[0])
+        return (keep_trivial, types, shadowed), base, ResourcePool(ctx, base, modules)
 
     def apply_module(self, ctx: TreeContext, rel: str, state: tuple[tuple, int, ResourcePool]) -> None:
         settings, base, pool = state
-        self._apply_module(ctx, pool, random.Random(f"{base}|{rel}"), rel, settings)
+        if shadowed := settings[2]:
+            name, where = next(iter(shadowed.items()))
+            reason = f"the tree's own top-level `{name}` ({where}) would be imported instead of the standard library's"
+            ctx.skip(rel, f"shadowed-loader-module: the loader imports {', '.join(LOADER_MODULES)}; {reason}")
+            return
+        self._apply_module(ctx, pool, random.Random(f"{base}|{rel}"), rel, settings[:2])
 
     def _apply_module(self, ctx: TreeContext, pool: ResourcePool, rng: random.Random, rel: str, settings: tuple):
         keep_trivial, types = settings
