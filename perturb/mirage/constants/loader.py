@@ -47,17 +47,19 @@ import itself, half initialised)."""
 
 
 def shadowed_loader_modules(files: list[str]) -> dict[str, str]:
-    """{module: file} of the `LOADER_MODULES` that a tree of `files` (relative POSIX paths) defines at the top of a
-    folder that is no package: where that folder is on ``sys.path`` (the tree's root, ``src/``, a scripts folder), an
-    absolute import of the name finds the project's file first."""
+    """{module: file} of the `LOADER_MODULES` that a tree of `files` (relative POSIX paths) defines in a folder its
+    imports start from: the tree's root (``python -m pytest`` puts the working folder first on ``sys.path``) and the
+    folder of each top-level package (``src/``). There an absolute import of the name finds the project's file first.
+    (A module beside a script elsewhere is the script's own concern: `_shadowed_stdlib`.)"""
     present = set(files)
+    packages = {PurePosixPath(rel).parent for rel in present if PurePosixPath(rel).name == "__init__.py"}
+    roots = {PurePosixPath(".")} | {package.parent for package in packages if package.parent not in packages}
     found = {}
     for rel in sorted(files):
         path = PurePosixPath(rel)
-        module, folder = (
-            (path.parent.name, path.parent.parent) if path.name == "__init__.py" else (path.stem, path.parent)
-        )
-        if module in LOADER_MODULES and path.suffix == ".py" and (folder / "__init__.py").as_posix() not in present:
+        package = path.name == "__init__.py"
+        module, folder = (path.parent.name, path.parent.parent) if package else (path.stem, path.parent)
+        if module in LOADER_MODULES and path.suffix == ".py" and folder in roots:
             found.setdefault(module, rel)
     return found
 
