@@ -43,10 +43,16 @@ TEST_PATTERNS = (
     "test_*.py",
     "*/test_*.py",
     "*_test.py",
+    "*_tests.py",
+    "tests.py",
+    "*/tests.py",
+    "test.py",
+    "*/test.py",
     "conftest.py",
     "*/conftest.py",
 )
-"""Test files are never transformed by default: they are the oracle of equivalence."""
+"""Test files are never transformed by default: they are the oracle of equivalence. A module named `tests.py`
+holds a single-module project's tests (jsonpatch) or a Django app's."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import pytest
 
 from repoanchor.perturb.metadata import variant_metadata, write_metadata
 from repoanchor.perturb.results import Applied, Skipped
+from repoanchor.perturb.source.files import is_test_file
 from repoanchor.perturb.transforms import SPT_IDS
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 
@@ -176,3 +177,20 @@ def test_a_deeply_nested_file_still_counts_in_the_enumeration_index(tmp_path: Pa
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Shape" in done.stdout
     assert "def outline(" not in (tmp_path / "out" / "pkg" / "shapes.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("rel", "test"),
+    [
+        ("tests.py", True),  # jsonpatch: a single-module project's tests beside its module
+        ("app/tests.py", True),  # a Django app's
+        ("test.py", True),
+        ("pkg/api_tests.py", True),
+        ("tests/helpers.py", True),
+        ("pkg/testsuite.py", False),
+        ("pkg/contest.py", False),
+        ("jsonpatch.py", False),
+    ],
+)
+def test_test_files_by_name(rel: str, test: bool):
+    assert is_test_file(rel) is test
