@@ -32,6 +32,9 @@ class ProjectInfo:
     indexed: bool = False
     """The class index and `enumerated` were read off every Python file of the tree (`project.project_info`),
     so a file's own listings of members are among them already."""
+    quoted_frames: frozenset[tuple[str, str]] = frozenset()
+    """(file name, function name) of the frames a test's expected traceback quotes line by line
+    (`source/quoted_frames.py`): those functions stay as written."""
     unparsed: dict[str, str] = field(default_factory=dict)
     """{rel: why} of the files this Python cannot parse where the project declares a newer one
     (`source/unparsed.py`): dead-method and the structural passes refuse while there is any."""

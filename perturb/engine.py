@@ -24,6 +24,7 @@ from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.source.jit_compiled import refuse_in_compiled
 from repoanchor.perturb.source.line_sensitive import refuse_line_moves
+from repoanchor.perturb.source.quoted_frames import refuse_quoted
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.source.unparsed import refusal
 from repoanchor.perturb.speed.emission import FileEmission, emissions_held
@@ -177,7 +178,7 @@ def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float, 
     if why := refusal(ctx.transform_id, ctx.project.unparsed, ctx.project.min_python):
         return module, Skipped(ctx.transform_id, ctx.path, why)  # dead-method's class index misses those files
     try:
-        sites = refuse_in_compiled(transform.candidates(module, ctx), module, text, ctx)
+        sites = refuse_quoted(refuse_in_compiled(transform.candidates(module, ctx), module, text, ctx), module, ctx)
         if getattr(transform, "moves_lines", True):
             sites = refuse_line_moves(sites, module, text, ctx)
         if not sites:

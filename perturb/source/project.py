@@ -12,6 +12,7 @@ from pathlib import Path
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.source.pythons import min_python
+from repoanchor.perturb.source.quoted_frames import quoted_frames
 from repoanchor.perturb.source.unparsed import unparsed_here
 from repoanchor.perturb.speed.bigstack import map_chunks
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
@@ -210,6 +211,7 @@ def project_info(
     The class index reads every file: on `workers` processes, each in a large stack (deep expressions)."""
     info = ProjectInfo(min_python=tuple(map(int, python.split(".")[:2])) if python else min_python(root))
     info.unparsed = unparsed_here(root, info.min_python)
+    info.quoted_frames = quoted_frames(root)
     if index_classes:
         info.class_members, info.class_bases, enumerated = class_index(root, files, workers)
         info.enumerated = enumerated | enumeration_index(root, files, workers)

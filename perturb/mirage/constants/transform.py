@@ -38,6 +38,7 @@ from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.source.jit_compiled import compiled_functions
 from repoanchor.perturb.source.line_sensitive import line_reading_functions
+from repoanchor.perturb.source.quoted_frames import quoted_functions
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.treectx import TreeContext
 
@@ -59,6 +60,7 @@ REASONS = {
     "main-guard": "`if __name__ == '__main__'` is matched as text by coverage and linters",
     "finalizer": "__del__ may run after module globals are cleared",
     "jit-compiled": "a JIT compiler cannot type a dict global",
+    "quoted-in-test": "a test's expected traceback shows the function's lines as written",
     "before-loader": "code before the loader cannot read the constants",
     "comment-inside": "a comment inside an implicit concatenation would be lost",
 }
@@ -106,7 +108,9 @@ class ConstantExternalization(ModuleByModule):
             return
         loader_index = insertion_index(module)
         scan = scan_module(module, keep_trivial=keep_trivial, first_allowed=loader_index)
-        _keep_inside(scan, dict.fromkeys(compiled_functions(module, text), "jit-compiled"))
+        held = dict.fromkeys(compiled_functions(module, text), "jit-compiled")
+        held |= dict.fromkeys(quoted_functions(module, rel, ctx.project.quoted_frames), "quoted-in-test")
+        _keep_inside(scan, held)
         _report_refusals(ctx, rel, scan)
         if types is not None:  # groups are keyed (type name, repr): other kinds of value stay
             scan.groups = {key: sites for key, sites in scan.groups.items() if key[0] in types}

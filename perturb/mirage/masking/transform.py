@@ -135,6 +135,10 @@ def _refusal(ctx: TreeContext, module: str, survey: TreeSurvey) -> str | None:
         return f"missing: {module} is no longer in the variant tree (moved by an earlier transform)"
     if read := ctx.read_by_name.get(module):
         return f"path-referenced: {read}, to read as text, where the forwarder would be read instead"
+    name = PurePosixPath(module).name
+    if quoted := sorted(function for file, function in ctx.project.quoted_frames if file == name):
+        where = f"a test's expected traceback shows {name} by name (in {quoted[0]})"
+        return f"quoted-in-test: {where}; its code would run under the hidden file's name"
     return refusal(ctx.root, module, survey)
 
 

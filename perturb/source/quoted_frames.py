@@ -1,0 +1,90 @@
+"""Functions whose source a test quotes in an expected traceback: their text stays as written.
+
+glom's tests compare a traceback's text frame by frame: ``File "core.py", line ___, in glom`` and below it the
+line itself, ``raise err``. Renaming ``err`` (local-rename), or any rewrite of that line, changes the text the test
+expects, and it fails although the code runs alike. So the string constants of the project's test files are read
+for such frames (a ``File "<name>", line <n>, in <function>`` line followed by a source line), and every function
+of that name in a file of that name is left alone by the file passes (`refuse_quoted`) and keeps its literals
+(constant-externalization); masking leaves such a file in place, as the frame names it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from pathlib import Path, PurePosixPath
+
+import libcst as cst
+
+from repoanchor.perturb.sites import refuse_inside
+from repoanchor.perturb.source.files import is_test_file, python_files
+
+FRAME = re.compile(r'^\s*File "([^"]+)", line [^,]+, in (\S+)\s*$')
+QUOTES_A_FRAME = re.compile(rb'File \\?"[^"\n]*\\?", line')
+"""Bytes every test file quoting a frame holds: most files are ruled out unread."""
+
+
+def quoted_frames(root: Path) -> frozenset[tuple[str, str]]:
+    """(file name, function name) of every frame that a string constant of the tree's test files shows with the
+    frame's source line below it."""
+    found: set[tuple[str, str]] = set()
+    for rel in python_files(root, include_tests=True, include_build=True)[0]:
+        if not is_test_file(rel):
+            continue
+        data = (root / rel).read_bytes()
+        if not QUOTES_A_FRAME.search(data):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(data)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and 'File "' in node.value:
+                found |= frames_in(node.value)
+    return frozenset(found)
+
+
+def frames_in(text: str) -> set[tuple[str, str]]:
+    """The (file name, function name) of each frame line of `text` followed by its source line."""
+    lines = text.splitlines()
+    found = set()
+    for line, below in zip(lines, lines[1:], strict=False):  # each line and the one below it
+        frame = FRAME.match(line)
+        if frame and below.strip() and not FRAME.match(below):
+            found.add((PurePosixPath(frame.group(1).replace("\\", "/")).name, frame.group(2)))
+    return found
+
+
+def quoted_functions(module: cst.Module, path: str, quoted: frozenset[tuple[str, str]]) -> dict[int, str]:
+    """id(function) -> why it is left alone, for the functions of `module` (file `path`) a test's traceback quotes."""
+    name = PurePosixPath(path).name
+    functions = {function for file, function in quoted if file == name}
+    if not functions:
+        return {}
+    found = {}
+    for node in _functions(module):
+        if node.name.value in functions:
+            found[id(node)] = (
+                f"quoted-in-test: a test's expected traceback shows {name}'s {node.name.value} line by line"
+            )
+    return found
+
+
+def refuse_quoted(sites: list, module: cst.Module, ctx) -> list:
+    """`sites` less those inside a function a test's traceback quotes, each refused with `ctx.skip`."""
+    if not ctx.project.quoted_frames:
+        return sites
+    return refuse_inside(sites, module, quoted_functions(module, ctx.path, ctx.project.quoted_frames), ctx)
+
+
+def _functions(node: cst.CSTNode):
+    """Every function definition under `node`, nested ones included."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.FunctionDef):
+            yield current
+        stack.extend(current.children)
