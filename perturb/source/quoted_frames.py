@@ -6,6 +6,10 @@ expects, and it fails although the code runs alike. So the string constants of t
 for such frames (a ``File "<name>", line <n>, in <function>`` line followed by a source line), and every function
 of that name in a file of that name is left alone by the file passes (`refuse_quoted`) and keeps its literals
 (constant-externalization); masking leaves such a file in place, as the frame names it.
+
+CPython's contextlib tests compare `traceback.extract_tb` frames as (function, line) pairs:
+``('__exit__', 'raise exc_details[1]')``. In a test file that extracts frames so, every pair of strings whose first
+is a name quotes that function in whatever file (`ANY_FILE`).
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from repoanchor.perturb.sites import refuse_inside
 from repoanchor.perturb.source.files import is_test_file, python_files
 
 FRAME = re.compile(r'^\s*File "([^"]+)", line [^,]+, in (\S+)\s*$')
-QUOTES_A_FRAME = re.compile(rb'File \\?"[^"\n]*\\?", line')
+QUOTES_A_FRAME = re.compile(rb'File \\?"[^"\n]*\\?", line|extract_tb|extract_stack|FrameSummary|StackSummary')
 """Bytes every test file quoting a frame holds: most files are ruled out unread."""
+EXTRACTS_FRAMES = re.compile(rb"extract_tb|extract_stack|FrameSummary|StackSummary")
+ANY_FILE = "*"
 
 
 def quoted_frames(root: Path) -> frozenset[tuple[str, str]]:
@@ -41,10 +47,21 @@ def quoted_frames(root: Path) -> frozenset[tuple[str, str]]:
                 tree = ast.parse(data)
         except (SyntaxError, ValueError, RecursionError):
             continue
+        pairs = bool(EXTRACTS_FRAMES.search(data))
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and 'File "' in node.value:
                 found |= frames_in(node.value)
+            elif pairs and isinstance(node, ast.Tuple) and (function := _quoted_pair(node)):
+                found.add((ANY_FILE, function))
     return frozenset(found)
+
+
+def _quoted_pair(node: ast.Tuple) -> str | None:
+    """The function of a (function, source line) pair of string constants, as `extract_tb` frames compare."""
+    if len(node.elts) != 2 or not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        return None
+    function, line = (e.value for e in node.elts)
+    return function if function.isidentifier() and line.strip() else None
 
 
 def frames_in(text: str) -> set[tuple[str, str]]:
@@ -61,7 +78,7 @@ def frames_in(text: str) -> set[tuple[str, str]]:
 def quoted_functions(module: cst.Module, path: str, quoted: frozenset[tuple[str, str]]) -> dict[int, str]:
     """id(function) -> why it is left alone, for the functions of `module` (file `path`) a test's traceback quotes."""
     name = PurePosixPath(path).name
-    functions = {function for file, function in quoted if file == name}
+    functions = {function for file, function in quoted if file in (name, ANY_FILE)}
     if not functions:
         return {}
     found = {}

@@ -10,7 +10,7 @@ from repoanchor.perturb.source.quoted_frames import frames_in
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from tests.support.trees import make_tree
 
-EXPECTED = '''Traceback (most recent call last):
+EXPECTED = """Traceback (most recent call last):
   File "test_error.py", line ___, in _make_stack
     glom(target, spec)
   File "/site-packages/glom/core.py", line 2294, in glom
@@ -18,7 +18,7 @@ EXPECTED = '''Traceback (most recent call last):
   File "core.py", line 1, in bare
   File "core.py", line 9, in <lambda>
 IndexError: list index out of range
-'''
+"""
 CORE = (
     "def glom(target, spec):\n    err = IndexError(spec)\n    if target:\n        raise err\n    return 'fine'\n\n\n"
     "def other(target):\n    result = [target]\n    if target:\n        return result\n    return 'none'\n"
@@ -55,3 +55,24 @@ def test_masking_leaves_the_quoted_file_where_it_is_and_constants_keep_its_liter
     text = (out / "pkg/core.py").read_text()
     assert "return 'fine'" in text
     assert "return 'none'" not in text  # other's literal moved to JSON
+
+
+def test_frames_extracted_as_function_and_line_pairs_quote_that_function_anywhere(tmp_path: Path):
+    """CPython's contextlib tests: `[(f.name, f.line) for f in traceback.extract_tb(...)]` against
+    `('__exit__', 'raise exc_details[1]')`."""
+    test = (
+        "import traceback\n\n\ndef test_frames():\n"
+        "    expected = [('__exit__', 'raise exc_details[1]'), ('_exit_wrapper', 'callback(*args)')]\n"
+        "    assert expected == [(f.name, f.line) for f in traceback.extract_tb(None)]\n"
+    )
+    stack = (
+        "class Stack:\n    def __exit__(self, *exc_details):\n        fixed = exc_details\n"
+        "        if fixed:\n            raise exc_details[1]\n        return False\n\n"
+        "    def push(self, cb):\n        callbacks = [cb]\n        return callbacks\n"
+    )
+    src = make_tree(tmp_path / "src", {"pkg/__init__.py": "", "pkg/stack.py": stack, "tests/test_stack.py": test})
+    report = apply_tree(src, tmp_path / "out", ApplyConfig(["local-rename"], fraction=1.0, check_interpreters=False))
+    text = (tmp_path / "out" / "pkg/stack.py").read_text()
+    assert "        fixed = exc_details\n" in text  # __exit__ as written
+    assert "callbacks = [cb]" not in text  # push renamed
+    assert any(isinstance(o, Skipped) and o.reason.startswith("quoted-in-test") for o in report.outcomes)
