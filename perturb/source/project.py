@@ -191,10 +191,10 @@ def enumerated_classes(tree: ast.AST) -> set[str]:
     return visitor.found
 
 
-def enumeration_index(root: Path, indexed: list[str], workers: int = 1) -> set[str]:
-    """`enumerated_classes` over the tree's other Python files (tests included: a test may walk a class);
+def enumeration_index(root: Path, indexed: list[str], every: list[str], workers: int = 1) -> set[str]:
+    """`enumerated_classes` over the tree's other Python files (`every`: tests included, a test may walk a class);
     `indexed` were already read by `class_index`."""
-    others = sorted(set(python_files(root, include_tests=True, include_build=True)[0]) - set(indexed))
+    others = sorted(set(every) - set(indexed))
     others = [rel for rel in others if may_enumerate((root / rel).read_bytes())]
     return set().union(*map_chunks(_enumerations_in, others, workers, root))
 
@@ -210,10 +210,11 @@ def project_info(
     """`python` ("3.9"): the one interpreter the variant must run under, instead of the declared minimum.
     The class index reads every file: on `workers` processes, each in a large stack (deep expressions)."""
     info = ProjectInfo(min_python=tuple(map(int, python.split(".")[:2])) if python else min_python(root))
-    info.unparsed = unparsed_here(root, info.min_python)
-    info.quoted_frames = quoted_frames(root)
+    every = python_files(root, include_tests=True, include_build=True)[0]  # one walk for the three readers below
+    info.unparsed = unparsed_here(root, info.min_python, every)
+    info.quoted_frames = quoted_frames(root, every)
     if index_classes:
         info.class_members, info.class_bases, enumerated = class_index(root, files, workers)
-        info.enumerated = enumerated | enumeration_index(root, files, workers)
+        info.enumerated = enumerated | enumeration_index(root, files, every, workers)
         info.indexed = True
     return info

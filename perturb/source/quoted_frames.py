@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 import libcst as cst
 
 from repoanchor.perturb.sites import refuse_inside
-from repoanchor.perturb.source.files import is_test_file, python_files
+from repoanchor.perturb.source.files import is_test_file
 
 FRAME = re.compile(r'^\s*File "([^"]+)", line [^,]+, in (\S+)\s*$')
 QUOTES_A_FRAME = re.compile(rb'File \\?"[^"\n]*\\?", line|extract_tb|extract_stack|FrameSummary|StackSummary')
@@ -31,13 +31,11 @@ EXTRACTS_FRAMES = re.compile(rb"extract_tb|extract_stack|FrameSummary|StackSumma
 ANY_FILE = "*"
 
 
-def quoted_frames(root: Path) -> frozenset[tuple[str, str]]:
-    """(file name, function name) of every frame that a string constant of the tree's test files shows with the
-    frame's source line below it."""
+def quoted_frames(root: Path, every: list[str]) -> frozenset[tuple[str, str]]:
+    """(file name, function name) of every frame that a string constant of the tree's test files (among `every`, the
+    tree's Python files) shows with the frame's source line below it."""
     found: set[tuple[str, str]] = set()
-    for rel in python_files(root, include_tests=True, include_build=True)[0]:
-        if not is_test_file(rel):
-            continue
+    for rel in filter(is_test_file, every):
         data = (root / rel).read_bytes()
         if not QUOTES_A_FRAME.search(data):
             continue

@@ -17,21 +17,19 @@ import sys
 import warnings
 from pathlib import Path
 
-from repoanchor.perturb.source.files import python_files
-
 CURRENT = sys.version_info[:2]
 
 READERS = frozenset({"dead-method", "runtime-target-masking", "proxy-imports", "constant-externalization"})
 """The passes whose equivalence rests on reading every file of the tree."""
 
 
-def unparsed_here(root: Path, min_python: tuple[int, int]) -> dict[str, str]:
-    """{rel: why} of the tree's Python files (tests and build scripts included) this Python cannot parse, where
-    `min_python`, the project's oldest, is newer than this Python; {} otherwise, without reading a file."""
+def unparsed_here(root: Path, min_python: tuple[int, int], every: list[str]) -> dict[str, str]:
+    """{rel: why} of the tree's Python files (`every`: tests and build scripts included) this Python cannot parse,
+    where `min_python`, the project's oldest, is newer than this Python; {} otherwise, without reading a file."""
     if min_python <= CURRENT:
         return {}
     found = {}
-    for rel in python_files(root, include_tests=True, include_build=True)[0]:
+    for rel in every:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
