@@ -53,6 +53,7 @@ EDIT = {"cp", "mv", "rm", "mkdir", "touch", "rmdir", "ln", "chmod", "patch", "tr
 TEST = {"pytest", "py.test", "tox", "nox", "make", "ninja", "cmake", "runtests.py", "runtests"}
 OTHER = {"echo", "printf", "pwd", "env", "export", "sleep", "true", "false", "cd", "source", "whoami", "date",
          "apt-get", "apt", "conda", "yum", "uname", "id", "set", "unset", "exit", "clear", "history"}  # fmt: skip
+STREAM_EDITORS = ("sed", "perl", "awk")
 IN_PLACE = re.compile(r"-[a-zA-Z]*i\S*|--in-place\S*")
 """sed's and perl's in-place flag, alone or among others (`-i`, `-pi`, `-i.bak`, `--in-place=.orig`)."""
 WRAPPERS = {"sudo", "time", "nohup", "timeout", "command", "exec", "nice", "stdbuf"}
@@ -127,9 +128,17 @@ def _without_prefixes(words: list[str]) -> list[str]:
     return words
 
 
-def _unparsed_category(name: str, args: list[str], project: frozenset[str]) -> str | None:
-    if name in ("sed", "perl") and any(IN_PLACE.fullmatch(a) for a in args):
+def _stream_editor(name: str, args: list[str]) -> str:
+    """sed, perl or awk: edit in place, else print (read), except a perl script run from a file (test)."""
+    if any(IN_PLACE.fullmatch(a) for a in args) or "inplace" in args:
         return "edit"
+    inline = any(re.fullmatch(r"-[a-zA-Z]*[eE][a-zA-Z]*", a) for a in args)  # -e, -ne, -lpe: a one-liner
+    return "test" if name == "perl" and not inline else "read"
+
+
+def _unparsed_category(name: str, args: list[str], project: frozenset[str]) -> str | None:
+    if name in STREAM_EDITORS:
+        return _stream_editor(name, args)
     if name == "git" and args:
         return GIT.get(args[0], "other")
     return _table(name) or ("test" if is_project_cli(name, project) else None)
@@ -139,8 +148,6 @@ def _table(name: str) -> str | None:
     for cat, names in (("search", SEARCH), ("read", READ), ("edit", EDIT), ("test", TEST), ("other", OTHER)):
         if name in names:
             return cat
-    if name == "sed":
-        return "read"
     if re.fullmatch(r"python[\d.]*|pip[\d.]*", name):
         return "test" if name.startswith("python") else "other"
     return None
@@ -180,12 +187,9 @@ def _words(
         return _label(GIT.get(sub, "other"), text, f"git-{sub or 'bare'}")
     if name in ("xargs", "find"):
         return _find_or_xargs(name, args, cmd, scripts or {}, project)
-    if name in ("sed", "perl", "awk"):
-        in_place = any(IN_PLACE.fullmatch(a) for a in args) or "inplace" in args
-        if in_place:
-            return _label("edit", text, f"{name}-in-place")
-        inline = any(re.fullmatch(r"-[a-zA-Z]*[eE][a-zA-Z]*", a) for a in args)  # -e, -ne, -lpe: a one-liner
-        return _label("test" if name == "perl" and not inline else "read", text, f"{name}-print")
+    if name in STREAM_EDITORS:
+        category = _stream_editor(name, args)
+        return _label(category, text, f"{name}-{'in-place' if category == 'edit' else 'print'}")
     if name == "tee":
         files = [a for a in args if not a.startswith("-") and a not in HARMLESS_TARGETS]
         return _label("edit", text, "tee-file") if files else _label("other", text, "tee-null")

@@ -137,6 +137,11 @@ CASES = [
     ("bash", "sed -i '2c\\    # of verbose_name (which may be the model\\'s one)' ./a.py", "edit", "unparsed-fallback"),
     ("bash", "perl -pi -e 's/it\\'s/its/' a.py", "edit", "unparsed-fallback"),
     ("bash", "echo 'which cat is it", "other", "unparsed-fallback"),
+    # a real trajectory's awk (pvlib): `\'` ends its script's quoting early; awk prints lines, as when it parses
+    ("bash", "cd /testbed && awk 'NR >= 94 {print NR \": \" $0} /r?\'\'\'/ {d = !d}' pvlib/iam.py", "read",
+     "unparsed-fallback"),
+    ("bash", "awk -i inplace '{print}' 'a.py", "edit", "unparsed-fallback"),
+    ("bash", "perl 'fix.pl", "test", "unparsed-fallback"),
     ("bash", "cd /testbed && grep -rn 'it's' .", "search", "unparsed-fallback"),
     ("bash", "x=$(git diff 'a) && echo $x", "read", "unparsed-fallback"),
     ("bash", "timeout 60 python -m pytest -k 'a", "test", "unparsed-fallback"),
