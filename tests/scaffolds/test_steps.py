@@ -138,8 +138,12 @@ CASES = [
     ("bash", "perl -pi -e 's/it\\'s/its/' a.py", "edit", "unparsed-fallback"),
     ("bash", "echo 'which cat is it", "other", "unparsed-fallback"),
     # a real trajectory's awk (pvlib): `\'` ends its script's quoting early; awk prints lines, as when it parses
-    ("bash", "cd /testbed && awk 'NR >= 94 {print NR \": \" $0} /r?\'\'\'/ {d = !d}' pvlib/iam.py", "read",
-     "unparsed-fallback"),
+    (
+        "bash",
+        "cd /testbed && awk 'NR >= 94 {print NR \": \" $0} /r?\\'\\'\\'/ {d = !d}' pvlib/iam.py",
+        "read",
+        "unparsed-fallback",
+    ),
     ("bash", "awk -i inplace '{print}' 'a.py", "edit", "unparsed-fallback"),
     ("bash", "perl 'fix.pl", "test", "unparsed-fallback"),
     ("bash", "cd /testbed && grep -rn 'it's' .", "search", "unparsed-fallback"),
