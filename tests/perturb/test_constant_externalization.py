@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.mirage.constants.loader import shadowed_loader_modules
 from repoanchor.perturb.results import Failed, Skipped
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 
@@ -226,36 +225,3 @@ def test_refusal_rules_match_parents_by_exact_type_as_isinstance_would():
 
     for kind in _PARENT_RULES:
         assert kind.__subclasses__() == [], kind
-
-
-@pytest.mark.parametrize(
-    ("files", "shadowed"),
-    [
-        (["json/__init__.py", "json/decoder.py", "pkg/__init__.py"], {"json": "json/__init__.py"}),
-        (["src/os.py", "src/app/__init__.py"], {"os": "src/os.py"}),  # src/ is no package: on sys.path
-        (["pkg/__init__.py", "pkg/json.py", "pkg/pathlib/__init__.py"], {}),  # inside a package: pkg.json
-        (["json_utils.py", "tests/test_json.py"], {}),
-    ],
-)
-def test_the_loaders_modules_shadowed_by_the_tree(files: list[str], shadowed: dict[str, str]):
-    assert shadowed_loader_modules(files) == shadowed
-
-
-def test_a_tree_whose_own_json_the_loader_would_import_is_refused(tmp_path: Path):
-    """The standard library's own `json` package (copied into a tree, its tests run against it) loading its
-    constants through `__import__("json")` imported itself half initialised: every importer of json failed."""
-    files = {
-        "json/__init__.py": 'SEPARATOR = ", "\n\n\ndef loads(text):\n    return text.split(SEPARATOR)\n',
-        "html/__init__.py": 'ENTITY = "&amp;"\n',
-    }
-    src = tmp_path / "src"
-    for rel, text in files.items():
-        (src / rel).parent.mkdir(parents=True, exist_ok=True)
-        (src / rel).write_text(text)
-    report = apply(src, tmp_path / "out")
-    reasons = {o.file: o.reason for o in report.outcomes if isinstance(o, Skipped)}
-    assert set(reasons) == set(files)
-    assert all(
-        reason.startswith("shadowed-loader-module:") and "json/__init__.py" in reason for reason in reasons.values()
-    )
-    assert not report.changed_files

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import PurePosixPath
 
 import libcst as cst
 
@@ -44,24 +43,6 @@ LOADER_MODULES = ("json", "os", "pathlib")
 """The modules the loader imports by absolute name: a project's own top-level module of one of these names would be
 imported instead of the standard library's (the standard library's own `json` package loading its constants would
 import itself, half initialised)."""
-
-
-def shadowed_loader_modules(files: list[str]) -> dict[str, str]:
-    """{module: file} of the `LOADER_MODULES` that a tree of `files` (relative POSIX paths) defines in a folder its
-    imports start from: the tree's root (``python -m pytest`` puts the working folder first on ``sys.path``) and the
-    folder of each top-level package (``src/``). There an absolute import of the name finds the project's file first.
-    (A module beside a script elsewhere is the script's own concern: `_shadowed_stdlib`.)"""
-    present = set(files)
-    packages = {PurePosixPath(rel).parent for rel in present if PurePosixPath(rel).name == "__init__.py"}
-    roots = {PurePosixPath(".")} | {package.parent for package in packages if package.parent not in packages}
-    found = {}
-    for rel in sorted(files):
-        path = PurePosixPath(rel)
-        package = path.name == "__init__.py"
-        module, folder = (path.parent.name, path.parent.parent) if package else (path.stem, path.parent)
-        if module in LOADER_MODULES and path.suffix == ".py" and folder in roots:
-            found.setdefault(module, rel)
-    return found
 
 
 def insertion_index(module: cst.Module) -> int:

@@ -24,16 +24,20 @@ import libcst as cst
 from repoanchor.perturb.mirage.base import ModuleByModule
 from repoanchor.perturb.mirage.constants.context import words_of
 from repoanchor.perturb.mirage.constants.loader import (
-    LOADER_MODULES,
     decode_resource,
     encode_resource,
     insertion_index,
-    shadowed_loader_modules,
 )
 from repoanchor.perturb.mirage.constants.names import binding_name
 from repoanchor.perturb.mirage.constants.pool import ResourcePool
 from repoanchor.perturb.mirage.constants.rewrite import Target, externalize
 from repoanchor.perturb.mirage.constants.scan import Scan, scan_module
+from repoanchor.perturb.mirage.constants.shadowing import (
+    script_shadowing,
+    shadowed_loader_modules,
+    shadowing,
+    stdlib_named,
+)
 from repoanchor.perturb.naming import identifiers_in
 from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.source.jit_compiled import compiled_functions
@@ -65,7 +69,6 @@ REASONS = {
     "comment-inside": "a comment inside an implicit concatenation would be lost",
 }
 BUILD_SCRIPTS = {"setup.py", "noxfile.py", "versioneer.py", "conftest.py"}
-LOADER_IMPORTS = ("json", "os", "pathlib")
 VERSION_STEMS = {"_version", "__version__", "version", "__about__", "_about", "about"}
 
 
@@ -77,15 +80,14 @@ class ConstantExternalization(ModuleByModule):
     def prepare(self, ctx: TreeContext, modules: list[str]) -> tuple[bool, int, ResourcePool]:
         keep_trivial, types = _keep_trivial(ctx.options), _types(ctx.options)
         base = ctx.rng.getrandbits(64)  # per-module RNGs: one module's draws never shift another's
-        shadowed = shadowed_loader_modules(python_files(ctx.root, include_tests=True, include_build=True)[0])
+        files = python_files(ctx.root, include_tests=True, include_build=True)[0]
+        shadowed = shadowed_loader_modules(files), stdlib_named(files)
         return (keep_trivial, types, shadowed), base, ResourcePool(ctx, base, modules)
 
     def apply_module(self, ctx: TreeContext, rel: str, state: tuple[tuple, int, ResourcePool]) -> None:
         settings, base, pool = state
-        if shadowed := settings[2]:
-            name, where = next(iter(shadowed.items()))
-            reason = f"the tree's own top-level `{name}` ({where}) would be imported instead of the standard library's"
-            ctx.skip(rel, f"shadowed-loader-module: the loader imports {', '.join(LOADER_MODULES)}; {reason}")
+        if why := shadowing(rel, *settings[2]):
+            ctx.skip(rel, why)
             return
         self._apply_module(ctx, pool, random.Random(f"{base}|{rel}"), rel, settings[:2])
 
@@ -193,30 +195,13 @@ def _parse(ctx: TreeContext, rel: str) -> tuple[cst.Module, str] | None:
     if path.name == "__init__.py" and ("declare_namespace" in text or "extend_path" in text):
         ctx.skip(rel, "namespace-init: a pkgutil/pkg_resources namespace __init__ must stay verbatim")
         return None
-    shadow = _shadowed_stdlib(ctx, path.parent) if _may_run_as_script(ctx, path, text) else None
+    shadow = script_shadowing(ctx.root, path, text)
     if shadow:
         ctx.skip(
             rel, f"shadowed-stdlib: {shadow} next to it would replace the loader's stdlib import when run as a script"
         )
         return None
     return module, text
-
-
-def _may_run_as_script(ctx: TreeContext, path: PurePosixPath, text: str) -> bool:
-    """Whether `python path/to/file.py` is a plausible way to run the module: only then is its folder first on
-    sys.path (and a sibling `json.py` or `pathlib.py` would replace the loader's stdlib import). A module of
-    a package runs with a spec (import, `python -m`) unless it has a main block or is `__main__.py`."""
-    in_package = (ctx.root / path.parent / "__init__.py").exists()
-    return not in_package or path.name == "__main__.py" or "__main__" in text
-
-
-def _shadowed_stdlib(ctx: TreeContext, folder: PurePosixPath) -> str | None:
-    """A sibling module named like a module the loader imports (the script's folder comes first on sys.path)."""
-    for name in LOADER_IMPORTS:
-        for candidate in (folder / f"{name}.py", folder / name / "__init__.py"):
-            if (ctx.root / candidate).exists():
-                return candidate.as_posix()
-    return None
 
 
 def _keep_inside(scan: Scan, held: dict[int, str]) -> None:
