@@ -32,6 +32,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
+from repoanchor.perturb.mirage.module_paths import dotted_expression
 from repoanchor.perturb.mirage.path_values import PathValues, called_name, folder_of_pattern
 from repoanchor.perturb.source.files import is_test_file, python_files
 
@@ -154,7 +155,8 @@ def _folders_named_in(rel: str, tree: ast.Module, folders: set[str]) -> list[str
         if "__file__" in names:
             named += [c for c in _resolved(_joined_path(inside), bases) if c in folders]
         if any(isinstance(n, ast.Call) and called_name(n) in LISTING_CALLS for n in inside):
-            for dotted in (_dotted(n.value) for n in inside if isinstance(n, ast.Attribute) and n.attr == "__path__"):
+            paths = (n for n in inside if isinstance(n, ast.Attribute) and n.attr == "__path__")
+            for dotted in (dotted_expression(n.value) for n in paths):
                 tail = dotted.replace(".", "/") if dotted else None
                 named += [p for p in folders if tail and (p == tail or p.endswith("/" + tail))]
     return sorted(set(named))
@@ -168,14 +170,6 @@ def _expression_roots(tree: ast.AST) -> list[ast.expr]:
             continue
         roots += [child for child in ast.iter_child_nodes(parent) if isinstance(child, ast.expr)]
     return roots
-
-
-def _dotted(node: ast.expr) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
 
 
 def _joined_path(nodes: list[ast.AST]) -> str | None:

@@ -15,6 +15,8 @@ import posixpath
 from collections.abc import Iterable
 from pathlib import Path
 
+from repoanchor.perturb.mirage.module_paths import absolute_import, dotted_expression, dotted_modules, import_aliases
+
 _SAME_PATH = {"abspath", "realpath", "normpath", "resolve", "absolute", "expanduser", "fspath", "str"}
 _PATH_TYPES = {"Path", "PurePath", "PosixPath", "PurePosixPath"}
 _RECEIVER_LISTINGS = {"iterdir", "glob", "rglob"}
@@ -33,9 +35,11 @@ class PathValues:
 
     def __init__(self, root: Path, files: Iterable[str], packages: set[str]) -> None:
         self._root = root
-        self._modules = _dotted_modules(files, packages)
+        self._modules = dotted_modules(files, packages)
         self._packages = packages
         self._names: dict[str, dict[str, set[str]]] = {}
+        self._aliases: dict[str, dict[str, str]] = {}
+        """Module -> {name: the dotted module it is bound to by an import}, for `__path__` values."""
         self._builds_paths: dict[str, bool] = {}
 
     def listed(self, rel: str, tree: ast.Module) -> dict[str, bool]:
@@ -68,8 +72,8 @@ class PathValues:
                 folders |= _pattern_folders(base, pattern)
         if name in _ARGUMENT_LISTINGS and pattern is not None:
             folders |= {folder for v in self._value(pattern, rel, env) if (folder := folder_of_pattern(v)) is not None}
-        if name in _PACKAGE_LISTINGS and isinstance(pattern, (ast.List, ast.Tuple)):
-            for element in pattern.elts:
+        if name in _PACKAGE_LISTINGS and pattern is not None:  # a list of paths, or `pkg.__path__` (or a name of it)
+            for element in pattern.elts if isinstance(pattern, (ast.List, ast.Tuple)) else [pattern]:
                 folders |= self._value(element, rel, env)
         return {"" if (normal := posixpath.normpath(folder)) == "." else normal for folder in folders}
 
@@ -81,8 +85,9 @@ class PathValues:
         self._names[rel] = env = {}  # a cycle of imports sees the names bound so far: none
         if tree is None:
             return env
+        self._aliases[rel] = import_aliases(tree, rel, self._packages)
         for node in (n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)):
-            source = self._modules.get(_absolute(node, rel, self._packages) or "")
+            source = self._modules.get(absolute_import(node, rel, self._packages) or "")
             imported = self._imported(source) if source else {}
             for alias in node.names:
                 if alias.name in imported:
@@ -111,6 +116,10 @@ class PathValues:
         """The tree-relative paths `node` may evaluate to (empty where unknown)."""
         if isinstance(node, ast.Name):
             return {rel} if node.id == "__file__" else set(env.get(node.id, ()))
+        if isinstance(node, ast.Attribute) and node.attr == "__path__":
+            return self._package_folder(node.value, rel)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "__path__":
+            return self._package_folder(node.value.value, rel)  # `pkg.__path__[0]`
         if isinstance(node, ast.Attribute) and node.attr == "parent":
             return {_up(v, 1) for v in self._value(node.value, rel, env)}
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "parents":
@@ -123,6 +132,15 @@ class PathValues:
         if isinstance(node, ast.Call):
             return self._call_value(node, rel, env)
         return set()
+
+    def _package_folder(self, node: ast.expr, rel: str) -> set[str]:
+        """The folder of the tree's package that `node` (a name or a dotted attribute of one, bound by an import of
+        module `rel`) is: pyupgrade's `from pyupgrade import _plugins`, then `_plugins.__path__`."""
+        dotted = dotted_expression(node)
+        head, _, rest = (dotted or "").partition(".")
+        module = self._aliases.get(rel, {}).get(head)
+        init = self._modules.get(".".join(part for part in (module, rest) if part)) if module else None
+        return {posixpath.dirname(init)} if init and init.endswith("__init__.py") else set()
 
     def _call_value(self, call: ast.Call, rel: str, env: dict[str, set[str]]) -> set[str]:
         name, args = called_name(call), call.args
@@ -195,33 +213,3 @@ def _parsed(data: bytes) -> ast.Module | None:
         return ast.parse(data)
     except (SyntaxError, ValueError, RecursionError):
         return None
-
-
-def _dotted_modules(files: Iterable[str], packages: set[str]) -> dict[str, str]:
-    """Dotted module name -> tree-relative file, for the modules in packages (the first of duplicates)."""
-    modules: dict[str, str] = {}
-    for rel in sorted(files):
-        if not rel.endswith(".py") or posixpath.dirname(rel) not in packages:
-            continue
-        dotted = _dotted(rel, packages)
-        modules.setdefault(dotted, rel)
-    return modules
-
-
-def _dotted(rel: str, packages: set[str]) -> str:
-    folder, stem = posixpath.split(rel[: -len(".py")])
-    parts = [] if stem == "__init__" else [stem]
-    while folder in packages:
-        folder, name = posixpath.split(folder)
-        parts.insert(0, name)
-    return ".".join(parts)
-
-
-def _absolute(node: ast.ImportFrom, rel: str, packages: set[str]) -> str | None:
-    """The dotted module a `from ... import` reads, relative imports resolved against module `rel`."""
-    if not node.level:
-        return node.module
-    package = _dotted(rel, packages) if rel.endswith("/__init__.py") else _dotted(rel, packages).rpartition(".")[0]
-    for _ in range(node.level - 1):
-        package = package.rpartition(".")[0]
-    return ".".join(part for part in (package, node.module) if part) or None

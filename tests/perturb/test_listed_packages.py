@@ -369,3 +369,42 @@ def test_a_folder_a_test_lists_gets_no_new_module(tmp_path, transform, tests_pac
     assert "pkg/alpha.py" in refused
     assert "pkg: tests/test_modules.py lists it" in refused["pkg/alpha.py"]
     assert sorted(p.name for p in (tmp_path / "out" / "pkg").iterdir()) == ["__init__.py", "alpha.py", "beta.py"]
+
+
+WALKS_PLUGINS = """import pkgutil
+
+from a import plugins
+
+LOADED = []
+
+
+def _import_plugins():
+    path = plugins.__path__
+    for _, name, _ in pkgutil.walk_packages(path, plugins.__name__ + "."):
+        __import__(name, fromlist=["_"]).register(LOADED)
+
+
+_import_plugins()
+"""
+PUPGRADE = {
+    "a/__init__.py": "",
+    "a/data.py": WALKS_PLUGINS,
+    "a/core.py": COMMAND,
+    "a/plugins/__init__.py": "",
+    "a/plugins/alpha.py": PLUGIN.format(name="alpha"),
+}
+
+
+@pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
+def test_a_package_walked_through_its_path_held_in_a_name_gets_no_new_module(tmp_path, transform):
+    """pyupgrade's `_data.py`: `plugins_path = _plugins.__path__`, then `pkgutil.walk_packages(plugins_path, ...)`
+    imports every module of `_plugins`, and each registers its fixers: a hidden twin there registered them twice."""
+    src = make_tree(tmp_path / "src", PUPGRADE)
+    loaded = "import a.data; print(a.data.LOADED)"
+    assert _printed(src, loaded) == "['alpha:x/y']\n"
+    report = apply_tree(src, tmp_path / "out", ApplyConfig([transform], seed=0, fraction=1.0, check_interpreters=False))
+    refused = {o.file: o.reason for o in report.outcomes if isinstance(o, Skipped) and "listed-package" in o.reason}
+    assert "a/data.py lists it" in refused["a/plugins/alpha.py"]
+    assert "a/core.py" in {o.file for o in report.outcomes if isinstance(o, Applied)}
+    assert sorted(p.name for p in (tmp_path / "out" / "a" / "plugins").iterdir()) == ["__init__.py", "alpha.py"]
+    assert _printed(tmp_path / "out", loaded) == "['alpha:x/y']\n"

@@ -41,6 +41,16 @@ ITERATES = "for module in BRAIN.iterdir():\n    import_module('a.brain.' + modul
             "import pkgutil, os\nM = pkgutil.iter_modules([os.path.join(os.path.dirname(__file__), 'ext')])\n",
             {"a/ext": False},
         ),
+        # a package's __path__, held in a name first (pyupgrade's `_data.py`), through an import or an alias
+        (
+            "import pkgutil\nfrom a import brain\n\n\ndef load():\n    path = brain.__path__\n"
+            "    return list(pkgutil.walk_packages(path, 'a.brain.'))\n",
+            {"a/brain": True},
+        ),
+        ("import pkgutil\nimport a.brain as b\nM = pkgutil.iter_modules(b.__path__)\n", {"a/brain": False}),
+        ("import pkgutil, a.brain\nM = pkgutil.iter_modules(a.brain.__path__)\n", {"a/brain": False}),
+        (LOADS + "import os\nfrom . import brain\nX = os.listdir(brain.__path__[0])\n", {"a/brain": False}),
+        ("import pkgutil\nfrom a import const\nM = pkgutil.iter_modules(const.__path__)\n", {}),  # no package
         # not listings of modules: other files, a folder outside the tree, a working-folder path, no import by name
         (LOADS + "import glob, os\nX = glob.glob(os.path.join(os.path.dirname(__file__), '*.json'))\n", {}),
         (LOADS + "from pathlib import Path\nX = (Path(__file__).parents[3] / 'x').iterdir()\n", {}),
