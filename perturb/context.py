@@ -35,6 +35,9 @@ class ProjectInfo:
     quoted_frames: frozenset[tuple[str, str]] = frozenset()
     """(file name, function name) of the frames a test's expected traceback quotes line by line
     (`source/quoted_frames.py`): those functions stay as written."""
+    quoted_errors: frozenset[str] = frozenset()
+    """Messages of the pytest error lines (``E`` + indentation + ``Type: message``) the tests expect
+    (`source/quoted_errors.py`): a raise they show stays at its indentation."""
     unparsed: dict[str, str] = field(default_factory=dict)
     """{rel: why} of the files this Python cannot parse where the project declares a newer one
     (`source/unparsed.py`): dead-method and the structural passes refuse while there is any."""

@@ -24,6 +24,7 @@ from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
 from repoanchor.perturb.source.jit_compiled import refuse_in_compiled
 from repoanchor.perturb.source.line_sensitive import refuse_line_moves
+from repoanchor.perturb.source.quoted_errors import refuse_around_raises
 from repoanchor.perturb.source.quoted_frames import refuse_quoted
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.source.unparsed import refusal
@@ -180,7 +181,7 @@ def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float, 
     try:
         sites = refuse_quoted(refuse_in_compiled(transform.candidates(module, ctx), module, text, ctx), module, ctx)
         if getattr(transform, "moves_lines", True):
-            sites = refuse_line_moves(sites, module, text, ctx)
+            sites = refuse_around_raises(refuse_line_moves(sites, module, text, ctx), module, ctx)
         if not sites:
             return module, Skipped(ctx.transform_id, ctx.path, "no candidate sites")
         new_module = _applied_within_nesting(transform, module, select_sites(sites, fraction, ctx.rng), ctx)

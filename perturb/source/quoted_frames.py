@@ -18,23 +18,33 @@ import ast
 import re
 import warnings
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 import libcst as cst
 
 from repoanchor.perturb.sites import refuse_inside
 from repoanchor.perturb.source.files import is_test_file
+from repoanchor.perturb.source.quoted_errors import error_messages
 
 FRAME = re.compile(r'^\s*File "([^"]+)", line [^,]+, in (\S+)\s*$')
-QUOTES_A_FRAME = re.compile(rb'File \\?"[^"\n]*\\?", line|extract_tb|extract_stack|FrameSummary|StackSummary')
-"""Bytes every test file quoting a frame holds: most files are ruled out unread."""
+QUOTES_A_FRAME = re.compile(rb'File \\?"[^"\n]*\\?", line|extract_tb|extract_stack|FrameSummary|StackSummary|E  ')
+"""Bytes every test file quoting a frame (or a pytest error line) holds: most files are ruled out unread."""
 EXTRACTS_FRAMES = re.compile(rb"extract_tb|extract_stack|FrameSummary|StackSummary")
 ANY_FILE = "*"
 
 
-def quoted_frames(root: Path, every: list[str]) -> frozenset[tuple[str, str]]:
-    """(file name, function name) of every frame that a string constant of the tree's test files (among `every`, the
-    tree's Python files) shows with the frame's source line below it."""
+class TestQuotes(NamedTuple):
+    frames: frozenset[tuple[str, str]]
+    """(file name, function name) of the frames quoted with their source line."""
+    errors: frozenset[str]
+    """The messages of pytest error lines (`quoted_errors.py`)."""
+
+
+def test_quotes(root: Path, every: list[str]) -> TestQuotes:
+    """What the string constants of the tree's test files (among `every`, the tree's Python files) quote: each frame
+    shown with its source line below it, and each pytest error line."""
     found: set[tuple[str, str]] = set()
+    errors: set[str] = set()
     for rel in filter(is_test_file, every):
         data = (root / rel).read_bytes()
         if not QUOTES_A_FRAME.search(data):
@@ -47,11 +57,14 @@ def quoted_frames(root: Path, every: list[str]) -> frozenset[tuple[str, str]]:
             continue
         pairs = bool(EXTRACTS_FRAMES.search(data))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and 'File "' in node.value:
-                found |= frames_in(node.value)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if 'File "' in node.value:
+                    found |= frames_in(node.value)
+                if "E  " in node.value:
+                    errors |= error_messages(node.value)
             elif pairs and isinstance(node, ast.Tuple) and (function := _quoted_pair(node)):
                 found.add((ANY_FILE, function))
-    return frozenset(found)
+    return TestQuotes(frozenset(found), frozenset(errors))
 
 
 def _quoted_pair(node: ast.Tuple) -> str | None:
