@@ -38,6 +38,9 @@ class ProjectInfo:
     quoted_errors: frozenset[str] = frozenset()
     """Messages of the pytest error lines (``E`` + indentation + ``Type: message``) the tests expect
     (`source/quoted_errors.py`): a raise they show stays at its indentation."""
+    rewritten_asserts: frozenset[str] = frozenset()
+    """Files of the modules whose asserts pytest rewrites beyond tests and conftest files (plugins, registered
+    modules; `source/rewritten_asserts.py`): nothing inside their asserts is rewritten."""
     unparsed: dict[str, str] = field(default_factory=dict)
     """{rel: why} of the files this Python cannot parse where the project declares a newer one
     (`source/unparsed.py`): dead-method and the structural passes refuse while there is any."""

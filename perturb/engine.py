@@ -26,6 +26,7 @@ from repoanchor.perturb.source.jit_compiled import refuse_in_compiled
 from repoanchor.perturb.source.line_sensitive import refuse_line_moves
 from repoanchor.perturb.source.quoted_errors import refuse_around_raises
 from repoanchor.perturb.source.quoted_frames import refuse_quoted
+from repoanchor.perturb.source.rewritten_asserts import refuse_in_asserts
 from repoanchor.perturb.source.sourcefile import SourceError, decode_source
 from repoanchor.perturb.source.unparsed import refusal
 from repoanchor.perturb.speed.emission import FileEmission, emissions_held
@@ -180,6 +181,7 @@ def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float, 
         return module, Skipped(ctx.transform_id, ctx.path, why)  # dead-method's class index misses those files
     try:
         sites = refuse_quoted(refuse_in_compiled(transform.candidates(module, ctx), module, text, ctx), module, ctx)
+        sites = refuse_in_asserts(sites, module, ctx)
         if getattr(transform, "moves_lines", True):
             sites = refuse_around_raises(refuse_line_moves(sites, module, text, ctx), module, ctx)
         if not sites:

@@ -13,6 +13,7 @@ from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.source.pythons import min_python
 from repoanchor.perturb.source.quoted_frames import test_quotes
+from repoanchor.perturb.source.rewritten_asserts import rewritten_modules
 from repoanchor.perturb.source.unparsed import unparsed_here
 from repoanchor.perturb.speed.bigstack import map_chunks
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
@@ -213,6 +214,7 @@ def project_info(
     every = python_files(root, include_tests=True, include_build=True)[0]  # one walk for the three readers below
     info.unparsed = unparsed_here(root, info.min_python, every)
     info.quoted_frames, info.quoted_errors = test_quotes(root, every)
+    info.rewritten_asserts = rewritten_modules(root, every)
     if index_classes:
         info.class_members, info.class_bases, enumerated = class_index(root, files, workers)
         info.enumerated = enumerated | enumeration_index(root, files, every, workers)
