@@ -31,6 +31,12 @@ QUOTES_A_FRAME = re.compile(rb'File \\?"[^"\n]*\\?", line|extract_tb|extract_sta
 """Bytes every test file quoting a frame (or a pytest error line) holds: most files are ruled out unread."""
 EXTRACTS_FRAMES = re.compile(rb"extract_tb|extract_stack|FrameSummary|StackSummary")
 ANY_FILE = "*"
+ELIDED_FRAME = re.compile(r"^\s*File \.\.\.\s*$")
+"""A frame line whose place a doctest's ELLIPSIS stands for; the source line below it still says which code ran."""
+SOURCE_LINE = "<source line>"
+MIN_SOURCE_LINE = 12
+"""Characters a source line below an elided frame needs to name code: `return x` names nothing."""
+_SNIPPET = cst.Module(body=[])
 
 
 class TestQuotes(NamedTuple):
@@ -76,23 +82,29 @@ def _quoted_pair(node: ast.Tuple) -> str | None:
 
 
 def frames_in(text: str) -> set[tuple[str, str]]:
-    """The (file name, function name) of each frame line of `text` followed by its source line."""
+    """The (file name, function name) of each frame line of `text` followed by its source line; for a frame whose
+    place a doctest elides (``File ...``), (`SOURCE_LINE`, that source line)."""
     lines = text.splitlines()
     found = set()
     for line, below in zip(lines, lines[1:], strict=False):  # each line and the one below it
         frame = FRAME.match(line)
         if frame and below.strip() and not FRAME.match(below):
             found.add((PurePosixPath(frame.group(1).replace("\\", "/")).name, frame.group(2)))
+        elif ELIDED_FRAME.match(line) and len(below.strip()) >= MIN_SOURCE_LINE and not FRAME.match(below):
+            found.add((SOURCE_LINE, below.strip()))
     return found
 
 
-def quoted_functions(module: cst.Module, path: str, quoted: frozenset[tuple[str, str]]) -> dict[int, str]:
-    """id(function) -> why it is left alone, for the functions of `module` (file `path`) a test's traceback quotes."""
+def quoted_functions(
+    module: cst.Module, path: str, quoted: frozenset[tuple[str, str]], text: str | None = None
+) -> dict[int, str]:
+    """id(function) -> why it is left alone, for the functions of `module` (file `path`, its source `text` where
+    known) a test's traceback quotes: by name, or by a source line of theirs below an elided frame."""
     name = PurePosixPath(path).name
     functions = {function for file, function in quoted if file in (name, ANY_FILE)}
+    found = _holding_quoted_lines(module, name, quoted, text)
     if not functions:
-        return {}
-    found = {}
+        return found
     for node in _functions(module):
         if node.name.value in functions:
             found[id(node)] = (
@@ -105,7 +117,24 @@ def refuse_quoted(sites: list, module: cst.Module, ctx) -> list:
     """`sites` less those inside a function a test's traceback quotes, each refused with `ctx.skip`."""
     if not ctx.project.quoted_frames:
         return sites
-    return refuse_inside(sites, module, quoted_functions(module, ctx.path, ctx.project.quoted_frames), ctx)
+    found = quoted_functions(module, ctx.path, ctx.project.quoted_frames, ctx.code)
+    return refuse_inside(sites, module, found, ctx)
+
+
+def _holding_quoted_lines(
+    module: cst.Module, name: str, quoted: frozenset[tuple[str, str]], text: str | None
+) -> dict[int, str]:
+    """The functions of `module` whose code holds a source line quoted below an elided frame (any that holds it: an
+    enclosing function too, since which of them ran is not said)."""
+    lines = [line for kind, line in quoted if kind == SOURCE_LINE and (text is None or line in text)]
+    if not lines:
+        return {}
+    found = {}
+    for node in _functions(module):
+        code = _SNIPPET.code_for_node(node)
+        if shown := next((line for line in lines if line in code), None):
+            found[id(node)] = f"quoted-in-test: a test's expected traceback shows {name}'s {node.name.value}: {shown}"
+    return found
 
 
 def _functions(node: cst.CSTNode):

@@ -76,3 +76,35 @@ def test_frames_extracted_as_function_and_line_pairs_quote_that_function_anywher
     assert "        fixed = exc_details\n" in text  # __exit__ as written
     assert "callbacks = [cb]" not in text  # push renamed
     assert any(isinstance(o, Skipped) and o.reason.startswith("quoted-in-test") for o in report.outcomes)
+
+
+DOCTEST_RUNNER = (
+    "def run(example, filename):\n"
+    "    code = compile(example, filename, 'single')\n"
+    '    exec(compile(example.source, filename, "single",\n'
+    "                 0, True))\n"
+    "    return code\n\n\n"
+    "def other(example):\n    kind = 'single'\n    if example:\n        return kind\n    return None\n"
+)
+ELIDED = '''"""
+    Traceback (most recent call last):
+      File ...
+        exec(compile(example.source, filename, "single",
+      File "<doctest foo[0]>", line 1, in <module>
+        raise Exception('x')
+    Exception: x
+"""
+'''
+
+
+def test_a_frame_a_doctest_elides_quotes_the_function_holding_its_source_line(tmp_path: Path):
+    """CPython's doctest tests expect `File ...` and below it `exec(compile(example.source, filename, "single",`,
+    a line of `DocTestRunner.__run`: string-split had made `"single"` a concatenation there."""
+    assert frames_in(ELIDED.strip('"\n')) >= {("<source line>", 'exec(compile(example.source, filename, "single",')}
+    test = f"def test():\n    {ELIDED}"
+    src = make_tree(tmp_path / "src", {"pkg/__init__.py": "", "pkg/runner.py": DOCTEST_RUNNER, "tests/test_r.py": test})
+    report = apply_tree(src, tmp_path / "out", ApplyConfig(["string-split"], fraction=1.0, check_interpreters=False))
+    text = (tmp_path / "out" / "pkg/runner.py").read_text()
+    assert DOCTEST_RUNNER.split("\n\n\n")[0] in text  # run(), as written
+    assert "kind = 'single'" not in text  # other() split
+    assert any(isinstance(o, Skipped) and o.reason.startswith("quoted-in-test") for o in report.outcomes)

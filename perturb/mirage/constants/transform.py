@@ -111,7 +111,7 @@ class ConstantExternalization(ModuleByModule):
         loader_index = insertion_index(module)
         scan = scan_module(module, keep_trivial=keep_trivial, first_allowed=loader_index)
         held = dict.fromkeys(compiled_functions(module, text), "jit-compiled")
-        held |= dict.fromkeys(quoted_functions(module, rel, ctx.project.quoted_frames), "quoted-in-test")
+        held |= dict.fromkeys(quoted_functions(module, rel, ctx.project.quoted_frames, text), "quoted-in-test")
         _keep_inside(scan, held)
         _report_refusals(ctx, rel, scan)
         if types is not None:  # groups are keyed (type name, repr): other kinds of value stay
