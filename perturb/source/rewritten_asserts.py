@@ -22,7 +22,6 @@ import libcst as cst
 
 from repoanchor.perturb.mirage.module_paths import dotted_modules
 from repoanchor.perturb.sites import Site, refuse_inside
-from repoanchor.perturb.source.files import is_test_file
 from repoanchor.perturb.traversal.walk import children
 
 MARKS_REWRITES = re.compile(rb"pytest_plugins|register_assert_rewrite")
@@ -39,7 +38,7 @@ def rewritten_modules(root: Path, every: list[str]) -> frozenset[str]:
     if any(PLUGIN_ENTRY_POINT.search(_text(root / name)) for name in _METADATA):
         return frozenset(modules)  # a pytest plugin's distribution: pytest rewrites all of it
     names: set[str] = set()
-    for rel in filter(_may_mark, modules):
+    for rel in modules:  # plugins declare `pytest_plugins` too (pytest's pytester loads pytester_assertions)
         data = (root / rel).read_bytes()
         if MARKS_REWRITES.search(data):
             names |= _marked(data)
@@ -97,12 +96,6 @@ def _strings(node: ast.expr) -> set[str]:
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return {s for element in node.elts for s in _strings(element)}
     return set()
-
-
-def _may_mark(rel: str) -> bool:
-    """Where pytest reads `pytest_plugins` (conftest files, test modules) and where a package registers its modules
-    for rewriting (its `__init__.py`, a conftest): the only files read for marks."""
-    return is_test_file(rel) or rel == "__init__.py" or rel.endswith("/__init__.py")
 
 
 def _within(name: str, mark: str) -> bool:

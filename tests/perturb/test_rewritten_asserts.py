@@ -31,7 +31,9 @@ TREE = {
 
 PYTESTER = {
     "src/_pytest/__init__.py": "",
-    "src/_pytest/pytester.py": "",
+    "src/_pytest/pytester.py": 'pytest_plugins = ["pytester_assertions"]\n',
+    "src/_pytest/pytester_assertions.py": "",
+    "src/_pytest/python.py": "",
     "testing/conftest.py": "pytest_plugins = 'pytester'",
 }
 REGISTERED = {
@@ -47,7 +49,8 @@ PLUGIN = {"plug/__init__.py": "", "plug/x.py": "", "setup.cfg": "[options.entry_
     ("files", "rewritten"),
     [
         (TREE, {"pkg/helpers.py"}),
-        (PYTESTER, {"src/_pytest/pytester.py"}),  # pytest's own tests: `pytester` is `_pytest.pytester`
+        # pytest's own tests load `pytester` (`_pytest.pytester`), which loads `pytester_assertions` in turn
+        (PYTESTER, {"src/_pytest/pytester.py", "src/_pytest/pytester_assertions.py"}),
         (REGISTERED, {"pkg/checks/__init__.py", "pkg/checks/eq.py"}),
         (PLUGIN, {"plug/__init__.py", "plug/x.py"}),  # a plugin's distribution: all of it
         ({"pkg/__init__.py": "", "pkg/x.py": "PLUGINS = ['pkg.x']\n"}, set()),
