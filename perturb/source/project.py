@@ -211,7 +211,7 @@ def project_info(
     """`python` ("3.9"): the one interpreter the variant must run under, instead of the declared minimum.
     The class index reads every file: on `workers` processes, each in a large stack (deep expressions)."""
     info = ProjectInfo(min_python=tuple(map(int, python.split(".")[:2])) if python else min_python(root))
-    every = python_files(root, include_tests=True, include_build=True)[0]  # one walk for the three readers below
+    every = python_files(root, include_tests=True, include_build=True)[0]  # one walk for the readers below
     info.unparsed = unparsed_here(root, info.min_python, every)
     info.quoted_frames, info.quoted_errors = test_quotes(root, every)
     info.rewritten_asserts = rewritten_modules(root, every)
