@@ -16,24 +16,13 @@ from typing import Any
 import libcst as cst
 
 from repoanchor.perturb.sites import Site, refuse_inside
+from repoanchor.perturb.traversal.statements import small_statements
 from repoanchor.perturb.traversal.walk import children
 
 ERROR_LINE = re.compile(r"^E\s{2,}[A-Za-z_][\w.]*: (.+)$")
 """pytest's error line: ``E``, the failing line's indentation, then ``Type: message``."""
 MIN_TEXT = 10
 """Characters of literal text a raise's message and a quoted line must share: a word or two would match by chance."""
-_STATEMENT_HOLDERS = (
-    cst.Module,
-    cst.IndentedBlock,
-    cst.SimpleStatementLine,
-    cst.SimpleStatementSuite,
-    cst.BaseCompoundStatement,
-    cst.Else,
-    cst.Finally,
-    cst.ExceptHandler,
-    cst.ExceptStarHandler,
-    cst.MatchCase,
-)
 
 
 def error_messages(text: str) -> set[str]:
@@ -60,18 +49,13 @@ def _quoted_raises(module: cst.Module, messages: frozenset[str]) -> tuple[set[in
     around those)."""
     functions: set[int] = set()
     around: set[int] = set()
-    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(module, ())]
-    while stack:
-        node, path = stack.pop()
-        if isinstance(node, cst.Raise) and node.exc is not None and _quoted(node.exc, messages):
-            owner = next((i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], cst.FunctionDef)), None)
-            holders = path if owner is None else path[: owner + 1]
-            functions.add(id(holders[-1]))
-            around.update(id(holder) for holder in holders[:-1])
+    for raise_, path in small_statements(module, cst.Raise):
+        if raise_.exc is None or not _quoted(raise_.exc, messages):
             continue
-        for child in children(node):
-            if isinstance(child, (*_STATEMENT_HOLDERS, cst.Raise)):
-                stack.append((child, (*path, node)))
+        owner = next((i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], cst.FunctionDef)), None)
+        holders = (*path, raise_) if owner is None else path[: owner + 1]
+        functions.add(id(holders[-1]))
+        around.update(id(holder) for holder in holders[:-1])
     return functions, around
 
 

@@ -22,14 +22,11 @@ import libcst as cst
 
 from repoanchor.perturb.mirage.module_paths import dotted_modules
 from repoanchor.perturb.sites import Site, refuse_inside
-from repoanchor.perturb.traversal.walk import children
+from repoanchor.perturb.traversal.statements import small_statements
 
 MARKS_REWRITES = re.compile(rb"pytest_plugins|register_assert_rewrite")
 PLUGIN_ENTRY_POINT = re.compile(r"\bpytest11\b")
 _METADATA = ("setup.py", "setup.cfg", "pyproject.toml")
-_STATEMENTS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite,
-               cst.BaseCompoundStatement, cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler,
-               cst.MatchCase)  # fmt: skip
 
 
 def rewritten_modules(root: Path, every: list[str]) -> frozenset[str]:
@@ -56,18 +53,8 @@ def refuse_in_asserts(sites: list[Site], module: cst.Module, ctx: Any) -> list[S
     if ctx.path not in ctx.project.rewritten_asserts or not sites:
         return sites
     why = "rewritten-assert: pytest rewrites this module's asserts, and a failing one's message shows it as written"
-    return refuse_inside(sites, module, dict.fromkeys(_asserts(module), why), ctx)
-
-
-def _asserts(module: cst.Module) -> list[int]:
-    found, stack = [], [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Assert):
-            found.append(id(node))
-        else:
-            stack.extend(child for child in children(node) if isinstance(child, (*_STATEMENTS, cst.Assert)))
-    return found
+    asserts = (id(node) for node, _ in small_statements(module, cst.Assert))
+    return refuse_inside(sites, module, dict.fromkeys(asserts, why), ctx)
 
 
 def _marked(data: bytes) -> set[str]:

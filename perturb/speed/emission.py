@@ -25,18 +25,11 @@ from libcst._nodes.base import CSTNode
 from repoanchor.perturb.speed.codegen import MarkingState, code_for_node, emitting, module_code
 from repoanchor.perturb.speed.patching import ClassPatch
 from repoanchor.perturb.speed.prerendered import ROOTS, held, prerendered_codegen
+from repoanchor.perturb.traversal.statements import STATEMENT_LEVEL
 from repoanchor.perturb.traversal.walk import NODE_TYPES, children
 
-_HOLDER_CLASSES = (
-    cst.Module,
-    cst.IndentedBlock,
-    cst.BaseCompoundStatement,
-    cst.Else,
-    cst.Finally,
-    cst.ExceptHandler,
-    cst.ExceptStarHandler,
-    cst.MatchCase,
-)
+_HOLDER_CLASSES = tuple(c for c in STATEMENT_LEVEL if c not in (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+"""What holds an indented block (a statement line holds none)."""
 _SNIPPET = cst.Module(body=[])  # the defaults `code_for_node` emits a lone node under
 _HOLDERS = frozenset(t for t in NODE_TYPES if issubclass(t, _HOLDER_CLASSES))  # exact types: isinstance on ABCs is slow
 
