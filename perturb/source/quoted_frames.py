@@ -25,6 +25,7 @@ import libcst as cst
 from repoanchor.perturb.sites import refuse_inside
 from repoanchor.perturb.source.files import is_test_file
 from repoanchor.perturb.source.quoted_errors import error_messages
+from repoanchor.perturb.speed.codegen import code_for_node
 
 FRAME = re.compile(r'^\s*File "([^"]+)", line [^,]+, in (\S+)\s*$')
 QUOTES_A_FRAME = re.compile(rb'File \\?"[^"\n]*\\?", line|extract_tb|extract_stack|FrameSummary|StackSummary|E  ')
@@ -36,7 +37,6 @@ ELIDED_FRAME = re.compile(r"^\s*File \.\.\.\s*$")
 SOURCE_LINE = "<source line>"
 MIN_SOURCE_LINE = 12
 """Characters a source line below an elided frame needs to name code: `return x` names nothing."""
-_SNIPPET = cst.Module(body=[])
 
 
 class TestQuotes(NamedTuple):
@@ -117,8 +117,9 @@ def refuse_quoted(sites: list, module: cst.Module, ctx) -> list:
     """`sites` less those inside a function a test's traceback quotes, each refused with `ctx.skip`."""
     if not ctx.project.quoted_frames:
         return sites
-    found = quoted_functions(module, ctx.path, ctx.project.quoted_frames, ctx.code)
-    return refuse_inside(sites, module, found, ctx)
+    quoted = ctx.project.quoted_frames
+    text = ctx.code if any(kind == SOURCE_LINE for kind, _ in quoted) else None  # emitting the file is not free
+    return refuse_inside(sites, module, quoted_functions(module, ctx.path, quoted, text), ctx)
 
 
 def _holding_quoted_lines(
@@ -131,7 +132,7 @@ def _holding_quoted_lines(
         return {}
     found = {}
     for node in _functions(module):
-        code = _SNIPPET.code_for_node(node)
+        code = code_for_node(node)
         if shown := next((line for line in lines if line in code), None):
             found[id(node)] = f"quoted-in-test: a test's expected traceback shows {name}'s {node.name.value}: {shown}"
     return found
