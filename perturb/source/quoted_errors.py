@@ -37,11 +37,13 @@ def refuse_around_raises(sites: list[Site], module: cst.Module, ctx: Any) -> lis
         return sites
     functions, around = _quoted_raises(module, ctx.project.quoted_errors)
     why = "quoted-error-line: a test expects pytest's error line for a raise here, at its indentation"
-    kept = refuse_inside(sites, module, dict.fromkeys(functions, why), ctx)
-    refused = [site for site in kept if id(site.node) in around]
-    for site in refused:
-        ctx.skip(why, site)
-    return [site for site in kept if id(site.node) not in around]
+    kept = []
+    for site in refuse_inside(sites, module, dict.fromkeys(functions, why), ctx):
+        if id(site.node) in around:
+            ctx.skip(why, site)
+        else:
+            kept.append(site)
+    return kept
 
 
 def _quoted_raises(module: cst.Module, messages: frozenset[str]) -> tuple[set[int], set[int]]:

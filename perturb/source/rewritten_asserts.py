@@ -22,17 +22,18 @@ import libcst as cst
 
 from repoanchor.perturb.mirage.module_paths import dotted_modules
 from repoanchor.perturb.sites import Site, refuse_inside
+from repoanchor.perturb.source.metadata_files import first_match
 from repoanchor.perturb.traversal.statements import small_statements
 
 MARKS_REWRITES = re.compile(rb"pytest_plugins|register_assert_rewrite")
-PLUGIN_ENTRY_POINT = re.compile(r"\bpytest11\b")
+PLUGIN_ENTRY_POINT = re.compile(r"\b(pytest11)\b")
 _METADATA = ("setup.py", "setup.cfg", "pyproject.toml")
 
 
 def rewritten_modules(root: Path, every: list[str]) -> frozenset[str]:
     """The files (tree-relative) of the modules whose asserts pytest rewrites beyond tests and conftest files."""
     modules = [rel for rel in every if rel.endswith(".py")]
-    if any(PLUGIN_ENTRY_POINT.search(_text(root / name)) for name in _METADATA):
+    if any(first_match(root / name, PLUGIN_ENTRY_POINT) for name in _METADATA):
         return frozenset(modules)  # a pytest plugin's distribution: pytest rewrites all of it
     names: set[str] = set()
     for rel in modules:  # plugins declare `pytest_plugins` too (pytest's pytester loads pytester_assertions)
@@ -87,10 +88,3 @@ def _strings(node: ast.expr) -> set[str]:
 
 def _within(name: str, mark: str) -> bool:
     return name == mark or name.startswith(mark + ".")
-
-
-def _text(path: Path) -> str:
-    try:
-        return path.read_text("utf-8", "replace")
-    except OSError:
-        return ""
