@@ -41,6 +41,8 @@ class CatalogueRow:
     sites: int = 0
     tests_compared: int = 0
     changed: int = 0
+    unconfirmed: int = 0
+    """Changed once, not in the variant's second run (`recheck.py`): a timing test on a busy machine, say."""
     missing: int = 0
     added: int = 0
     flaky: int = 0
@@ -55,6 +57,8 @@ class CatalogueRow:
     """Of `seconds`: the variant's test run (the baseline's runs are shared by every row)."""
     changed_tests: list[dict] = field(default_factory=list)
     """{test, original, variant, sites: [{file, where, before, after}]} for each test whose outcome moved."""
+    unconfirmed_tests: list[dict] = field(default_factory=list)
+    """As `changed_tests`, with `variant_again`: the outcome of the variant's second run."""
     missing_tests: list[str] = field(default_factory=list)
     """Tests the original ran and the variant did not (the first `LISTED`)."""
     added_tests: list[str] = field(default_factory=list)
@@ -75,10 +79,11 @@ def plan(transforms: list[str] | None = None, stacks: bool = True) -> dict[str, 
 def check_catalogue(
     src: Path, out: Path, test_cmd: str, *, transforms: list[str] | None = None, stacks: bool = True,
     repeat: int = 2, timeout: float = 1800, keywords: dict[str, list[str]] | None = None,
-    on_row: Callable[[CatalogueRow], None] | None = None,
+    on_row: Callable[[CatalogueRow], None] | None = None, recheck: bool = True,
 ) -> list[CatalogueRow]:  # fmt: skip
     """Every planned variant's row (read back where a run already wrote it); tables in OUT. A transform id or a
-    test command that cannot be used is refused (ValueError) before anything is written."""
+    test command that cannot be used is refused (ValueError) before anything is written. With `recheck`, a
+    variant that changed tests and the original run once more (`recheck.py`)."""
     src, out = Path(src).resolve(), Path(out).resolve()
     planned = plan(transforms, stacks)
     for transform in {t for passes in planned.values() for t in passes}:
@@ -93,7 +98,8 @@ def check_catalogue(
             row = CatalogueRow(**json.loads(path.read_text(encoding="utf-8")))
         else:
             baseline = baseline or run_baseline(src, test_cmd, repeat=repeat, timeout=timeout)
-            row = _check_one(src, out / "trees" / name, name, passes, test_cmd, baseline, timeout, keywords)
+            checks = (test_cmd, baseline, timeout, keywords, recheck)
+            row = _check_one(src, out / "trees" / name, name, passes, *checks)
             write_atomic(path, json.dumps(asdict(row), indent=1) + "\n")
         rows.append(row)
         if on_row:
@@ -102,7 +108,7 @@ def check_catalogue(
     return rows
 
 
-def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords) -> CatalogueRow:
+def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords, recheck) -> CatalogueRow:
     started = time.monotonic()
     shutil.rmtree(tree, ignore_errors=True)  # what a killed run left
     given = {t: list((keywords or KEYWORDS).get(t, [])) for t in passes if t in KEYWORDS}
@@ -116,17 +122,18 @@ def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords) -
     applied = [o for o in report.outcomes if isinstance(o, Applied)]
     row = CatalogueRow(name, list(passes), files_changed=len(report.changed_files))
     row.sites = sum(len(o.sites) for o in applied)
-    checked = validate(src, tree, test_cmd, baseline=baseline, timeout=timeout)
+    checked = validate(src, tree, test_cmd, baseline=baseline, timeout=timeout, recheck=recheck)
     row.tests_compared, row.flaky, row.infra_error = checked.n_compared, len(checked.flaky), checked.infra_error
     row.changed, row.missing, row.added = len(checked.changed), len(checked.missing), len(checked.added)
+    row.unconfirmed = len(checked.unconfirmed)
     row.compile_errors, row.judged_elsewhere = len(checked.compile_errors), len(checked.compile_notes)
     row.compile_failures = dict(sorted(checked.compile_errors.items())[:LISTED])
     row.missing_tests, row.added_tests = checked.missing[:LISTED], checked.added[:LISTED]
     row.renumbered = renumbered(checked.missing, checked.added)
     row.apply_seconds = round(applied_at - started, 2)
     row.test_seconds = round(float(checked.durations.get("variant") or 0.0), 2)
-    for change in checked.changed:
-        row.changed_tests.append({**change, "sites": _sites_near(src, change["test"], applied)})
+    for changes, listed in ((checked.changed, row.changed_tests), (checked.unconfirmed, row.unconfirmed_tests)):
+        listed += [{**change, "sites": _sites_near(src, change["test"], applied)} for change in changes]
     shutil.rmtree(tree, ignore_errors=True)
     row.seconds = round(time.monotonic() - started, 2)
     return row
@@ -188,8 +195,8 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 COLUMNS = (
-    "name", "files_changed", "sites", "tests_compared", "changed", "missing", "added", "renumbered", "flaky", "seconds",
-    "apply_seconds", "test_seconds",
+    "name", "files_changed", "sites", "tests_compared", "changed", "unconfirmed", "missing", "added", "renumbered",
+    "flaky", "seconds", "apply_seconds", "test_seconds",
 )  # fmt: skip
 
 
@@ -206,8 +213,9 @@ def write_tables(out: Path, rows: list[CatalogueRow]) -> None:
         values = [str(getattr(row, column)) for column in COLUMNS]
         lines.append("| " + " | ".join(values) + f" | {row.infra_error or ''} |")
     for row in rows:
-        for change in row.changed_tests:
-            lines.append(f"\n- **{row.name}**: `{change['test']}` {change['original']} → {change['variant']}")
+        for change in row.changed_tests + row.unconfirmed_tests:
+            again = f", then {change['variant_again']} (unconfirmed)" if "variant_again" in change else ""
+            lines.append(f"\n- **{row.name}**: `{change['test']}` {change['original']} → {change['variant']}{again}")
             for site in change["sites"]:
                 rewrite = f"`{_line(site['before'])}` → `{_line(site['after'])}`"
                 lines.append(f"  - {site['file']} {site['where']}: {rewrite}")

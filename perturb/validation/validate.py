@@ -7,7 +7,8 @@ and the variant run alike (the runner's own files, nothing left by an earlier ru
 into a tree it was given. The baseline may be repeated; tests whose outcome varies between
 baseline runs are flaky, listed, and left out of the comparison. The variant runs once: a flaky
 test the baseline missed can only cause a false rejection, never a false acceptance, and a
-rejected variant is cheap to redraw.
+rejected variant is cheap to redraw. With `recheck`, a variant that changed tests is run again beside
+the original (`recheck.py`), so a change that does not repeat is told apart from one that does.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from repoanchor.perturb.source.files import copy_source_tree
 from repoanchor.perturb.validation.compile_check import compile_sources, read_sources
+from repoanchor.perturb.validation.recheck import recheck_changes
 from repoanchor.perturb.validation.rejudge import Judged, rejudged
 from repoanchor.perturb.validation.testrun import InfrastructureError, TestRun, junit_command, parse_junit, run_tests
 
@@ -91,6 +93,9 @@ class ValidationReport:
     n_compared: int = 0
     flaky: list[str] = field(default_factory=list)
     changed: list[dict[str, str]] = field(default_factory=list)
+    unconfirmed: list[dict[str, str]] = field(default_factory=list)
+    """Changes the variant's second run did not repeat (`recheck.py`): still no proof, so not `ok`."""
+    recheck_error: str | None = None
     missing: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     compile_errors: dict[str, str] = field(default_factory=dict)
@@ -102,7 +107,8 @@ class ValidationReport:
 
     @property
     def ok(self) -> bool:
-        return not (self.infra_error or self.changed or self.missing or self.added or self.compile_errors)
+        failures = (self.changed, self.unconfirmed, self.missing, self.added, self.compile_errors)
+        return not (self.infra_error or any(failures))
 
     def to_json(self) -> str:
         return json.dumps({**asdict(self), "ok": self.ok}, indent=2)
@@ -194,8 +200,10 @@ def validate(
     repeat: int = 1,
     timeout: float = 1800,
     baseline: Baseline | None = None,
+    recheck: bool = False,
 ) -> ValidationReport:
-    """Levels 1 and 2 for one variant; pass `baseline` to reuse the original's runs across variants."""
+    """Levels 1 and 2 for one variant; pass `baseline` to reuse the original's runs across variants, and `recheck`
+    to run both trees again when tests changed (`recheck.py`)."""
     original, variant = Path(original).resolve(), Path(variant).resolve()
     if baseline is not None and baseline.test_cmd != test_cmd:
         raise ValueError(f"baseline was run with {baseline.test_cmd!r}, not {test_cmd!r}")
@@ -223,4 +231,6 @@ def validate(
     report.changed, report.missing, report.added = compare(stable, variant_outcomes)
     report.n_tests = len(stable.keys() | flaky | run.outcomes.keys())
     report.n_compared = len(stable.keys() | variant_outcomes.keys())
+    if recheck:
+        recheck_changes(report, original, variant, lambda tree: run_copied(tree, test_cmd, timeout=timeout))
     return report

@@ -136,6 +136,60 @@ def test_flaky_test_is_found_by_repeating_the_baseline_and_excluded(tmp_path: Pa
     assert counter.read_text() == "4"
 
 
+def counted_tests(counter: Path, failing_runs: set[int]) -> str:
+    """A suite whose `test_counted` fails in the given runs (numbered from 0 across every tree's runs, in a
+    counter outside the trees) and passes in the others; `test_stable` always passes."""
+    return f"""
+        from pathlib import Path
+
+
+        def test_counted():
+            counter = Path({str(counter)!r})
+            n = int(counter.read_text())
+            counter.write_text(str(n + 1))
+            assert n not in {sorted(failing_runs)!r}
+
+
+        def test_stable():
+            assert True
+    """
+
+
+@pytest.mark.parametrize(
+    ("failing_runs", "changed", "unconfirmed", "flaky", "ok"),
+    [
+        # runs: 0, 1 the baseline; 2 the variant; 3 the original again; 4 the variant again
+        pytest.param({2}, 0, 1, [], False, id="the-variant-does-not-repeat-its-change"),
+        pytest.param({2, 4}, 1, 0, [], False, id="the-variant-repeats-its-change"),
+        pytest.param({2, 3}, 0, 0, ["tests.test_mod::test_counted"], True, id="the-original-varies-too"),
+    ],
+)
+def test_recheck_sorts_a_change_by_one_more_run_of_each_tree(
+    tmp_path: Path, failing_runs: set[int], changed: int, unconfirmed: int, flaky: list[str], ok: bool
+):
+    counter = tmp_path / "counter"
+    counter.write_text("0")
+    tests = counted_tests(counter, failing_runs)
+    original = make_project(tmp_path / "original", tests=tests)
+    report = validate(original, make_project(tmp_path / "variant", tests=tests), PYTEST, repeat=2, recheck=True)
+    assert counter.read_text() == "5"  # both trees ran once more
+    assert (len(report.changed), len(report.unconfirmed), report.flaky, report.ok) == (changed, unconfirmed, flaky, ok)
+    assert report.n_compared == 2 - len(flaky)
+    if unconfirmed:
+        assert report.unconfirmed[0]["variant_again"] == "passed"
+
+
+def test_without_recheck_a_change_is_what_one_run_saw(tmp_path: Path):
+    counter = tmp_path / "counter"
+    counter.write_text("0")
+    tests = counted_tests(counter, {2})
+    original = make_project(tmp_path / "original", tests=tests)
+    report = validate(original, make_project(tmp_path / "variant", tests=tests), PYTEST, repeat=2)
+    assert counter.read_text() == "3"
+    assert report.changed == [{"test": "tests.test_mod::test_counted", "original": "passed", "variant": "failed"}]
+    assert not report.unconfirmed
+
+
 def test_a_test_whose_ids_change_every_run_is_flaky_as_a_whole(tmp_path: Path):
     """marshmallow parametrizes with the time of collection (`test_x[09:27:40 2026-12-06]`): every run, the
     variant's too, has ids no other run had. Repeated baseline runs see them vary; the variant's new ids are flaky,

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from repoanchor.evals.cli.inputs import parse_options, refuse_absent
 from repoanchor.evals.cli.outputs import progress_bar
+from repoanchor.evals.cli.perturb.catalogue import RECHECK_HELP
 from repoanchor.perturb.transforms import TRANSFORMS, get_transform_class
 
 err = Console(stderr=True, soft_wrap=True)  # an error stays one line, whatever the terminal's width
@@ -146,6 +147,7 @@ def validate(
     ],
     repeat: Annotated[int, typer.Option(help="Baseline runs; tests whose outcome varies are flaky and excluded.")] = 1,
     timeout: Annotated[float, typer.Option(min=1, help="Seconds allowed for one test run.")] = 1800,
+    recheck: Annotated[bool, typer.Option(help=RECHECK_HELP)] = True,
 ):
     """Differential testing: identical per-test outcomes on both trees (exit 0), a changed outcome or a
     file that does not compile (exit 1), or no usable test run (exit 2)."""
@@ -155,7 +157,7 @@ def validate(
         if not tree.is_dir():
             raise typer.BadParameter(f"{tree} is not a directory")
     try:
-        report = run_validation(original, variant, test_cmd, repeat=repeat, timeout=timeout)
+        report = run_validation(original, variant, test_cmd, repeat=repeat, timeout=timeout, recheck=recheck)
     except ValueError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc

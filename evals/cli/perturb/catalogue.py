@@ -12,6 +12,10 @@ from rich.console import Console
 from repoanchor.evals.cli.outputs import progress_bar
 
 err = Console(stderr=True, soft_wrap=True)  # an error stays one line, whatever the terminal's width
+RECHECK_HELP = (
+    "When a variant changes tests, run it and the original once more: a change the variant does not repeat is "
+    "listed as unconfirmed (a timing test on a busy machine), one the original does not repeat as flaky."
+)
 
 
 def check_catalogue_command(
@@ -30,12 +34,14 @@ def check_catalogue_command(
         list[str] | None,
         typer.Option(help="Keyword for dead-method and dead-string-assign (default: describe_state / a phrase)."),
     ] = None,
+    recheck: Annotated[bool, typer.Option(help=RECHECK_HELP)] = True,
 ):
     """Each transform alone at phi = 1.0 on every eligible file, the project's tests on both trees: a table of
     sites rewritten, tests compared and outcomes changed, with every changed test and the sites near it.
 
-    Exit 0 when no variant changed an outcome, 1 when some did (listed in OUT/catalogue.md), 2 on bad input
-    or a baseline that ran no tests."""
+    Exit 0 when no variant changed an outcome, 1 when some did (listed in OUT/catalogue.md; a change the
+    recheck did not repeat is listed as unconfirmed, and still fails), 2 on bad input or a baseline that ran no
+    tests."""
     from repoanchor.perturb.validation.catalogue import KEYWORDS, check_catalogue, plan
     from repoanchor.perturb.validation.testrun import InfrastructureError
 
@@ -51,11 +57,14 @@ def check_catalogue_command(
             rows = check_catalogue(
                 src, out, test_cmd, transforms=list(transform) if transform else None, stacks=stacks,
                 repeat=repeat, timeout=timeout, keywords=keywords, on_row=lambda row: bar.advance(task),
+                recheck=recheck,
             )  # fmt: skip
     except (ValueError, InfrastructureError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
-    summary = [{k: v for k, v in vars(row).items() if k != "changed_tests"} for row in rows]
+    listed = ("changed_tests", "unconfirmed_tests")
+    summary = [{k: v for k, v in vars(row).items() if k not in listed} for row in rows]
     typer.echo(json.dumps({"out": str(out), "rows": summary}, indent=1))
-    broke = [row for row in rows if row.changed or row.missing or row.added or row.compile_errors or row.infra_error]
+    failures = ("changed", "unconfirmed", "missing", "added", "compile_errors", "infra_error")
+    broke = [row for row in rows if any(getattr(row, failure) for failure in failures)]
     raise typer.Exit(1 if broke else 0)
