@@ -19,6 +19,7 @@ import libcst as cst
 from repoanchor.perturb.engine import select_sites
 from repoanchor.perturb.mirage.base import ModuleByModule
 from repoanchor.perturb.mirage.proxy.chain import leaf_source, link_source, plan, split_rewrite, target_statements
+from repoanchor.perturb.mirage.proxy.instrumented import import_hook_file, instrumented
 from repoanchor.perturb.mirage.proxy.policy import Placement, Refusal, placement
 from repoanchor.perturb.mirage.proxy.scan import has_relative_import, scan
 from repoanchor.perturb.naming import identifiers_in
@@ -36,10 +37,10 @@ class ProxyImports(ModuleByModule):
     id: ClassVar[str] = "proxy-imports"
     description: ClassVar[str] = "route imports through chains of proxy modules (same names, same objects)"
 
-    def prepare(self, ctx: TreeContext, modules: list[str]) -> tuple[int, int]:
-        return options(ctx.options)
+    def prepare(self, ctx: TreeContext, modules: list[str]) -> tuple[int, int, str | None]:
+        return *options(ctx.options), import_hook_file(ctx.root)
 
-    def apply_module(self, ctx: TreeContext, rel: str, state: tuple[int, int]) -> None:
+    def apply_module(self, ctx: TreeContext, rel: str, state: tuple[int, int, str | None]) -> None:
         _rewrite_module(ctx, rel, *state)
 
 
@@ -55,10 +56,12 @@ def options(raw: dict) -> tuple[int, int]:
     return values["depth"], values["fanout"]
 
 
-def _rewrite_module(ctx: TreeContext, rel: str, depth: int, fanout: int) -> None:
+def _rewrite_module(ctx: TreeContext, rel: str, depth: int, fanout: int, hook_file: str | None) -> None:
     try:
         data = ctx.read(rel)
         text = decode_source(data)
+        if why := instrumented(text, hook_file):
+            raise Refusal(why)
         module = ctx.parse(rel, data)
         place = placement(ctx, rel, text, has_relative_import(module), ctx.listed)
     except (SourceError, Refusal) as exc:
