@@ -50,6 +50,9 @@ class NameScope:
     occurrences: dict[str, list[cst.Name]] = field(default_factory=dict)
     hinted: set[str] = field(default_factory=set)
     """Words of the type-hint strings evaluated in this scope."""
+    strings: list[cst.SimpleString] = field(default_factory=list)
+    """The other string literals evaluated in this scope, docstrings aside (an API may read a local by name from
+    one: `perturb/transforms/named_in_strings.py`)."""
     declared: set[str] = field(default_factory=set)
     """Names this scope declares ``global`` or ``nonlocal``: bound elsewhere, not here."""
     nested: list[NameScope] = field(default_factory=list)
@@ -96,6 +99,8 @@ class _Walker:
         self.selfdoc = 0
         self.open_functions: list[NameScope] = []
         """Functions whose ``def`` (decorators and defaults included) encloses the current node."""
+        self.docstrings: set[int] = set()
+        """id() of the functions' docstring literals."""
 
     def block(self, nodes, scope: NameScope) -> None:
         for node in nodes:
@@ -152,6 +157,9 @@ class _Walker:
             value = string_value(node)
             if isinstance(value, str):
                 scope.hinted.update(_WORD.findall(value))
+        elif type(node) is cst.SimpleString:
+            if id(node) not in self.docstrings:
+                scope.strings.append(node)
         else:
             for child in children(node, "pruned"):
                 self.visit(child, scope)
@@ -167,6 +175,8 @@ class _Walker:
         self.parameters(node.params, scope, inner)
         if node.returns:
             self.hinted(node.returns, scope)
+        if docstring := _docstring(node.body):
+            self.docstrings.add(id(docstring))
         self.visit(node.body, inner)
         self.open_functions.pop()
         scope.nested.append(inner)
@@ -218,6 +228,16 @@ class _Walker:
             self.block(comp.ifs, inner)
             comp, first = comp.inner_for_in, False
         scope.nested.append(inner)
+
+
+def _docstring(body: cst.BaseSuite) -> cst.SimpleString | None:
+    """A function's docstring literal (a plain string as its first statement), if it has one."""
+    statements = body.body
+    first = statements[0] if statements else None
+    if isinstance(first, cst.SimpleStatementLine):
+        first = first.body[0] if first.body else None
+    value = first.value if isinstance(first, cst.Expr) else None
+    return value if type(value) is cst.SimpleString else None
 
 
 _HANDLERS = {

@@ -20,6 +20,8 @@ Refused, with the reason class in brackets:
 - [introspection] the function, or anything nested in it, calls ``locals()``, ``vars()``,
   ``eval``, ``exec``, ``dir()`` or inspects frames: those observe names as strings;
 - [self-documenting f-string] it appears in ``{x=}``, whose output contains the name's text;
+- [named in a string] a string of the function holds ``@x`` or is an expression reading ``x``: pandas'
+  ``query``/``eval`` and numexpr find locals by name through the caller's frame (`_named_in_strings.py`);
 - [string annotation] a string a type checker reads as code (an annotation, a ``typing``
   subscript, ``cast``/``TypeVar``/``NewType``) contains the word (the string would need rewriting);
 - [private name] it starts with ``__`` (class-private mangling);
@@ -42,6 +44,7 @@ from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector
 from repoanchor.perturb.speed.function_names import Binding, ModuleNames, NameScope, function_names
+from repoanchor.perturb.transforms._named_in_strings import string_naming
 from repoanchor.perturb.traversal.replace import ancestor_paths, replace_nodes
 
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -103,6 +106,8 @@ class _Collector(SiteCollector):
             return f"string annotation: a string annotation refers to {name}"
         if any(id(n) in names.self_documenting for scope in scopes for n in scope.occurrences.get(name, ())):
             return f"self-documenting f-string: {{{name}=}} prints the name"
+        if string := string_naming(name, scopes):
+            return f"named in a string: {string} may be evaluated against the function's locals"
         return None
 
 
