@@ -41,6 +41,9 @@ class ProjectInfo:
     rewritten_asserts: frozenset[str] = frozenset()
     """Files of the modules whose asserts pytest rewrites beyond tests and conftest files (plugins, registered
     modules; `source/rewritten_asserts.py`): nothing inside their asserts is rewritten."""
+    locals_read: str | None = None
+    """Which test file reads code objects' local names (`source/code_locals.py`): transforms that add or rename
+    locals refuse the project."""
     unparsed: dict[str, str] = field(default_factory=dict)
     """{rel: why} of the files this Python cannot parse where the project declares a newer one
     (`source/unparsed.py`): dead-method and the structural passes refuse while there is any."""

@@ -22,6 +22,7 @@ from repoanchor.perturb.context import FileContext, ProjectInfo
 from repoanchor.perturb.nesting import TOO_DEEP, scope_of, too_deep
 from repoanchor.perturb.results import Applied, Failed, Outcome, Skipped
 from repoanchor.perturb.sites import Site
+from repoanchor.perturb.source.code_locals import locals_refusal
 from repoanchor.perturb.source.jit_compiled import refuse_in_compiled
 from repoanchor.perturb.source.line_sensitive import refuse_line_moves
 from repoanchor.perturb.source.quoted_errors import refuse_around_raises
@@ -179,6 +180,8 @@ def _run_pass(transform, module: cst.Module, ctx: FileContext, fraction: float, 
         return module, Skipped(ctx.transform_id, ctx.path, "no keyword: this transform inserts a keyword")
     if why := refusal(ctx.transform_id, ctx.project.unparsed, ctx.project.min_python):
         return module, Skipped(ctx.transform_id, ctx.path, why)  # dead-method's class index misses those files
+    if why := locals_refusal(transform, ctx.project.locals_read):
+        return module, Skipped(ctx.transform_id, ctx.path, why)
     try:
         sites = refuse_quoted(refuse_in_compiled(transform.candidates(module, ctx), module, text, ctx), module, ctx)
         sites = refuse_in_asserts(sites, module, ctx)

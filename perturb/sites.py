@@ -134,6 +134,9 @@ class SiteTransform:
     moves_lines: ClassVar[bool] = True
     """Whether a rewrite may move lines (a wrap, an insertion): then a function that reads its own line numbers is
     left alone (`source/line_sensitive.py`)."""
+    changes_locals: ClassVar[bool] = False
+    """Whether a rewrite adds or renames a function's locals: then a project whose tests read code objects' local
+    names is refused (`source/code_locals.py`)."""
     nests: ClassVar[bool] = False
     """Whether a rewrite may put statements inside one more block (a wrap, a nested ``if``, a loop inside a loop):
     then no scope of its output may nest more blocks than `nesting.MAX_NESTED` (`engine`)."""

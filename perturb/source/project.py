@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from repoanchor.perturb.context import ProjectInfo
+from repoanchor.perturb.source.code_locals import locals_read
 from repoanchor.perturb.source.files import python_files
 from repoanchor.perturb.source.pythons import min_python
 from repoanchor.perturb.source.quoted_frames import test_quotes
@@ -215,6 +216,7 @@ def project_info(
     info.unparsed = unparsed_here(root, info.min_python, every)
     info.quoted_frames, info.quoted_errors = test_quotes(root, every)
     info.rewritten_asserts = rewritten_modules(root, every)
+    info.locals_read = locals_read(root, every)
     if index_classes:
         info.class_members, info.class_bases, enumerated = class_index(root, files, workers)
         info.enumerated = enumerated | enumeration_index(root, files, every, workers)

@@ -70,6 +70,7 @@ def _inserter(ctx: FileContext):
 
 class DeadCode(BlockTransform):
     id = "dead-code"
+    changes_locals = True  # its dead branches bind new locals: a code object's co_varnames shows it
     description = "Insert an assignment guarded by an always-false opaque predicate at the top of a block."
     lines = (1, 100)
     wraps = False

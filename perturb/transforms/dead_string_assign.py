@@ -147,6 +147,7 @@ class _Inserter:
 
 class DeadStringAssign(SiteTransform):
     id = "dead-string-assign"
+    changes_locals = True  # the string is assigned to a new local: a code object's co_varnames shows it
     description = 'Insert an unused `name = "<keyword>"` assignment before a statement in a function.'
     keyword_bound = True
     collector = _Collector

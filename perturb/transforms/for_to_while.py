@@ -237,6 +237,7 @@ class _Rewrite:
 
 class ForToWhile(SiteTransform):
     id = "for-to-while"
+    changes_locals = True  # the loop's iterator is held in a new local: a code object's co_varnames shows it
     nests = True  # the `try` around `next` sits inside the new loop
     description = "Rewrite a for loop (with its else) as a while True loop over iter()/next()."
     collector = _Collector

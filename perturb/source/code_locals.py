@@ -1,0 +1,34 @@
+"""Tests that read a function's local names off its code object: there a new or renamed local is a visible change.
+
+decorator's documentation doctest reads ``f_dec.__code__.co_varnames`` of the wrapper its ``decorator`` builds and
+expects ``('args', 'kw')``; dead-string-assign gave that wrapper a local, and the doctest failed. Which function's
+code a test reads cannot be told from its text (it is whatever ``decorator(_trace)(f)`` returns), so where a test
+file spells ``co_varnames`` or ``co_nlocals``, or ``dis.code_info``/``dis.show_code`` (which print them), the
+transforms that add or rename locals (`changes_locals`: dead-code, dead-string-assign, local-rename, for-to-while)
+refuse the whole project, naming the file. Library code reading them (a signature helper over its callers'
+functions) does not count: it reads the code it is given.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from repoanchor.perturb.source.files import is_test_file
+
+READS_LOCALS = re.compile(rb"\b(co_varnames|co_nlocals|code_info|show_code)\b")
+
+
+def locals_read(root: Path, every: list[str]) -> str | None:
+    """ "<test file> reads <attribute>" for the first test file (among `every`) that reads a code object's locals."""
+    for rel in filter(is_test_file, every):
+        if match := READS_LOCALS.search((root / rel).read_bytes()):
+            return f"{rel} reads {match.group(1).decode()}"
+    return None
+
+
+def locals_refusal(transform: object, read: str | None) -> str | None:
+    """Why `transform` cannot run on a project whose tests read code objects' locals (`read`), or None."""
+    if read is None or not getattr(transform, "changes_locals", False):
+        return None
+    return f"code-locals-read: {read}; a local this transform adds or renames would show there"

@@ -1,0 +1,90 @@
+"""Transforms that add or rename locals refuse a project whose tests read code objects' local names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repoanchor.perturb.context import ProjectInfo
+from repoanchor.perturb.engine import PassSpec, transform_source
+from repoanchor.perturb.results import Applied, Skipped
+from repoanchor.perturb.transforms import SPT_IDS, get_transform_class
+from repoanchor.perturb.tree import ApplyConfig, apply_tree
+from tests.support.trees import make_tree
+
+# One of every construct the 14 SPTs rewrite: each pass changes something here but operand-permute (no proven
+# number) and dead-method (no class).
+CORPUS = '''\
+def f(xs, a, b):
+    """doc"""
+    total = 0
+    for x in xs:
+        if a and b:
+            total += x
+    i = 0
+    while i < 3:
+        i += 1
+    try:
+        total += 1
+    except ValueError:
+        pass
+    s = "hello world, a long string here"
+    if a < b:
+        total = total + a
+    else:
+        total = -total
+    return total, s
+'''
+KEYWORDS = {"dead-method": ("describe_state",), "dead-string-assign": ("state is not ready",)}
+
+
+def _varnames(source: str) -> tuple[str, ...]:
+    namespace: dict = {}
+    exec(compile(source, "corpus.py", "exec"), namespace)
+    return namespace["f"].__code__.co_varnames
+
+
+@pytest.mark.parametrize("transform", SPT_IDS)
+def test_a_transform_declares_changes_locals_exactly_when_it_changes_co_varnames(transform: str):
+    spec = PassSpec(transform, KEYWORDS.get(transform, ()))
+    result = transform_source(CORPUS.encode(), "corpus.py", [spec], seed=0, fraction=1.0, project=ProjectInfo())
+    changed = result.new_source is not None and _varnames(result.new_source.decode()) != _varnames(CORPUS)
+    assert getattr(get_transform_class(transform), "changes_locals", False) == changed
+
+
+DECORATOR = """\
+def traced(func):
+    def wrapper(*args, **kw):
+        if args:
+            result = func(*args, **kw)
+        else:
+            result = None
+        return result
+    return wrapper
+"""
+READS = "from pkg.deco import traced\n\n\ndef test_locals():\n    assert traced(len).__code__.co_varnames == {}\n"
+
+
+@pytest.mark.parametrize(
+    ("reads", "refused"),
+    [("('args', 'kw', 'result')", True), (None, False)],
+    ids=["a-test-reads-co_varnames", "no-test-reads-it"],
+)
+def test_a_project_whose_tests_read_co_varnames_gets_no_new_or_renamed_local(
+    tmp_path: Path, reads: str | None, refused: bool
+):
+    files = {"pkg/__init__.py": "", "pkg/deco.py": DECORATOR}
+    files["tests/test_deco.py"] = READS.format(reads) if reads else "def test_nothing():\n    pass\n"
+    config = ApplyConfig(["dead-string-assign", "local-rename", "if-else-swap"], fraction=1.0, keywords=["msg"])
+    report = apply_tree(make_tree(tmp_path / "src", files), tmp_path / "out", config)
+    applied = {o.transform for o in report.outcomes if isinstance(o, Applied)}
+    reasons = {o.transform: o.reason for o in report.outcomes if isinstance(o, Skipped) and o.file == "pkg/deco.py"}
+    assert "if-else-swap" in applied  # it adds no local
+    if refused:
+        expected = "code-locals-read: tests/test_deco.py reads co_varnames; a local this transform adds or renames"
+        assert reasons["dead-string-assign"].startswith(expected)
+        assert reasons["local-rename"].startswith(expected)
+        assert applied == {"if-else-swap"}
+    else:
+        assert applied == {"if-else-swap", "dead-string-assign", "local-rename"}
