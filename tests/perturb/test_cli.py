@@ -186,6 +186,25 @@ def test_check_catalogue_lists_each_changed_test_with_the_sites_near_it_and_resu
     )
 
 
+def test_check_catalogue_lists_a_change_the_variant_does_not_repeat_as_unconfirmed(tmp_path: Path):
+    """zipp's timing test failed once on a busy machine: the row says the change did not come back."""
+    src = _project(tmp_path / "src")
+    counter = tmp_path / "runs"  # outside the trees: runs 0-1 the baseline, 2 the variant, 3-4 the recheck
+    counter.write_text("0")
+    timing = f"from pathlib import Path\n\n\ndef test_timing():\n    runs = Path({str(counter)!r})\n"
+    timing += "    n = int(runs.read_text())\n    runs.write_text(str(n + 1))\n    assert n != 2\n"
+    (src / "tests" / "test_timing.py").write_text(timing)
+    out = tmp_path / "out"
+    cmd = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider tests"
+    args = ["perturb", "check-catalogue", str(src), str(out), "--test-cmd", cmd, "--no-stacks", "-t", "if-else-swap"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1, result.output  # not proven equivalent either
+    row = json.loads(result.stdout)["rows"][0]
+    assert (row["changed"], row["unconfirmed"], row["tests_compared"], counter.read_text()) == (0, 1, 2, "5")
+    table = (out / "catalogue.md").read_text()
+    assert "`tests.test_timing::test_timing` passed → failed, then passed (unconfirmed)" in table
+
+
 LINE_NAMED = """import pytest
 
 from pkg import mod
