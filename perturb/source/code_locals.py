@@ -16,7 +16,9 @@ from pathlib import Path
 
 from repoanchor.perturb.source.files import is_test_file
 
-READS_LOCALS = re.compile(rb"\b(co_varnames|co_nlocals|code_info|show_code)\b")
+READS_LOCALS = re.compile(
+    rb"\b(co_varnames|co_nlocals|dis\.code_info|dis\.show_code|from dis import [^\n]*\b(?:code_info|show_code))\b"
+)
 
 
 def locals_read(root: Path, every: list[str]) -> str | None:

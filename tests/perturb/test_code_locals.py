@@ -9,6 +9,7 @@ import pytest
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import PassSpec, transform_source
 from repoanchor.perturb.results import Applied, Skipped
+from repoanchor.perturb.source.code_locals import locals_read
 from repoanchor.perturb.transforms import SPT_IDS, get_transform_class
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from tests.support.trees import make_tree
@@ -88,3 +89,18 @@ def test_a_project_whose_tests_read_co_varnames_gets_no_new_or_renamed_local(
         assert applied == {"if-else-swap"}
     else:
         assert applied == {"if-else-swap", "dead-string-assign", "local-rename"}
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        ("tests/test_a.py", "assert f.__code__.co_varnames == ('x',)\n", "tests/test_a.py reads co_varnames"),
+        ("tests/test_a.py", "import dis\n\nprint(dis.code_info(f))\n", "tests/test_a.py reads dis.code_info"),
+        ("test_b.py", "from dis import show_code\n", "test_b.py reads from dis import show_code"),
+        ("tests/test_a.py", "code_info = {'x': 1}\n", None),  # a name of the test's own
+        ("pkg/sig.py", "names = func.__code__.co_varnames\n", None),  # library code reads the code it is given
+    ],
+)
+def test_which_files_read_code_objects_locals(tmp_path: Path, path: str, text: str, found: str | None):
+    root = make_tree(tmp_path, {"pkg/__init__.py": "", path: text})
+    assert locals_read(root, sorted(["pkg/__init__.py", path])) == found
