@@ -22,7 +22,7 @@ READS_LOCALS = re.compile(
 
 
 def locals_read(root: Path, every: list[str]) -> str | None:
-    """ "<test file> reads <attribute>" for the first test file (among `every`) that reads a code object's locals."""
+    """Which test file (among `every`) first reads a code object's locals, and how: `<file> reads <attribute>`."""
     for rel in filter(is_test_file, every):
         if match := READS_LOCALS.search((root / rel).read_bytes()):
             return f"{rel} reads {match.group(1).decode()}"
