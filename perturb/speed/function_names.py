@@ -52,7 +52,7 @@ class NameScope:
     """Words of the type-hint strings evaluated in this scope."""
     strings: list[cst.SimpleString] = field(default_factory=list)
     """The other string literals evaluated in this scope, docstrings aside (an API may read a local by name from
-    one: `perturb/transforms/_named_in_strings.py`)."""
+    one: `perturb/source/named_in_strings.py`)."""
     declared: set[str] = field(default_factory=set)
     """Names this scope declares ``global`` or ``nonlocal``: bound elsewhere, not here."""
     nested: list[NameScope] = field(default_factory=list)

@@ -21,7 +21,7 @@ Refused, with the reason class in brackets:
   ``eval``, ``exec``, ``dir()`` or inspects frames: those observe names as strings;
 - [self-documenting f-string] it appears in ``{x=}``, whose output contains the name's text;
 - [named in a string] a string of the function holds ``@x`` or is an expression reading ``x``: pandas'
-  ``query``/``eval`` and numexpr find locals by name through the caller's frame (`_named_in_strings.py`);
+  ``query``/``eval`` and numexpr find locals by name through the caller's frame (`source/named_in_strings.py`);
 - [string annotation] a string a type checker reads as code (an annotation, a ``typing``
   subscript, ``cast``/``TypeVar``/``NewType``) contains the word (the string would need rewriting);
 - [private name] it starts with ``__`` (class-private mangling);
@@ -43,8 +43,8 @@ import libcst as cst
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.source.named_in_strings import string_naming
 from repoanchor.perturb.speed.function_names import Binding, ModuleNames, NameScope, function_names
-from repoanchor.perturb.transforms._named_in_strings import string_naming
 from repoanchor.perturb.traversal.replace import ancestor_paths, replace_nodes
 
 BUILTIN_NAMES = frozenset(dir(builtins))
