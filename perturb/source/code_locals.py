@@ -12,19 +12,19 @@ functions) does not count: it reads the code it is given.
 from __future__ import annotations
 
 import re
-from pathlib import Path
-
-from repoanchor.perturb.source.files import is_test_file
 
 READS_LOCALS = re.compile(
     rb"\b(co_varnames|co_nlocals|dis\.code_info|dis\.show_code|from dis import [^\n]*\b(?:code_info|show_code))\b"
 )
+_MAY_READ_LOCALS = (b"co_", b"code_info", b"show_code")
+"""Bytes every match of `READS_LOCALS` holds, looked for first: most test files hold none, and finding them is
+several times faster than the pattern's search."""
 
 
-def locals_read(root: Path, every: list[str]) -> str | None:
-    """Which test file (among `every`) first reads a code object's locals, and how: `<file> reads <attribute>`."""
-    for rel in filter(is_test_file, every):
-        if match := READS_LOCALS.search((root / rel).read_bytes()):
+def locals_read(tests: dict[str, bytes]) -> str | None:
+    """Which test file (`files.read_test_files`) first reads a code object's locals, and how: `<file> reads <name>`."""
+    for rel, data in tests.items():
+        if any(part in data for part in _MAY_READ_LOCALS) and (match := READS_LOCALS.search(data)):
             return f"{rel} reads {match.group(1).decode()}"
     return None
 

@@ -100,6 +100,11 @@ def is_test_file(relpath: str, patterns: tuple[str, ...] = TEST_PATTERNS) -> boo
     return any(fnmatch.fnmatch(posix, pattern) for pattern in patterns)
 
 
+def read_test_files(root: Path, every: list[str]) -> dict[str, bytes]:
+    """rel -> bytes of the test files among `every` (tree-relative Python files), read once for every reader."""
+    return {rel: (root / rel).read_bytes() for rel in every if is_test_file(rel)}
+
+
 def python_files(
     root: Path,
     *,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.source.code_locals import locals_read
-from repoanchor.perturb.source.files import python_files
+from repoanchor.perturb.source.files import python_files, read_test_files
 from repoanchor.perturb.source.pythons import min_python
 from repoanchor.perturb.source.quoted_frames import test_quotes
 from repoanchor.perturb.source.rewritten_asserts import rewritten_modules
@@ -214,9 +214,10 @@ def project_info(
     info = ProjectInfo(min_python=tuple(map(int, python.split(".")[:2])) if python else min_python(root))
     every = python_files(root, include_tests=True, include_build=True)[0]  # one walk for the readers below
     info.unparsed = unparsed_here(root, info.min_python, every)
-    info.quoted_frames, info.quoted_errors = test_quotes(root, every)
+    tests = read_test_files(root, every)  # read once for the two readers of test files
+    info.quoted_frames, info.quoted_errors = test_quotes(tests)
     info.rewritten_asserts = rewritten_modules(root, every)
-    info.locals_read = locals_read(root, every)
+    info.locals_read = locals_read(tests)
     if index_classes:
         info.class_members, info.class_bases, enumerated = class_index(root, files, workers)
         info.enumerated = enumerated | enumeration_index(root, files, every, workers)

@@ -17,13 +17,12 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import NamedTuple
 
 import libcst as cst
 
 from repoanchor.perturb.sites import refuse_inside
-from repoanchor.perturb.source.files import is_test_file
 from repoanchor.perturb.source.quoted_errors import error_messages
 from repoanchor.perturb.speed.codegen import code_for_node
 
@@ -46,13 +45,12 @@ class TestQuotes(NamedTuple):
     """The messages of pytest error lines (`quoted_errors.py`)."""
 
 
-def test_quotes(root: Path, every: list[str]) -> TestQuotes:
-    """What the string constants of the tree's test files (among `every`, the tree's Python files) quote: each frame
-    shown with its source line below it, and each pytest error line."""
+def test_quotes(tests: dict[str, bytes]) -> TestQuotes:
+    """What the string constants of the tree's test files (`files.read_test_files`) quote: each frame shown with its
+    source line below it, and each pytest error line."""
     found: set[tuple[str, str]] = set()
     errors: set[str] = set()
-    for rel in filter(is_test_file, every):
-        data = (root / rel).read_bytes()
+    for data in tests.values():
         if not QUOTES_A_FRAME.search(data):
             continue
         try:

@@ -10,6 +10,7 @@ from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import PassSpec, transform_source
 from repoanchor.perturb.results import Applied, Skipped
 from repoanchor.perturb.source.code_locals import locals_read
+from repoanchor.perturb.source.files import read_test_files
 from repoanchor.perturb.transforms import SPT_IDS, get_transform_class
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from tests.support.trees import make_tree
@@ -103,4 +104,4 @@ def test_a_project_whose_tests_read_co_varnames_gets_no_new_or_renamed_local(
 )
 def test_which_files_read_code_objects_locals(tmp_path: Path, path: str, text: str, found: str | None):
     root = make_tree(tmp_path, {"pkg/__init__.py": "", path: text})
-    assert locals_read(root, sorted(["pkg/__init__.py", path])) == found
+    assert locals_read(read_test_files(root, sorted(["pkg/__init__.py", path]))) == found
