@@ -98,8 +98,7 @@ def check_catalogue(
             row = CatalogueRow(**json.loads(path.read_text(encoding="utf-8")))
         else:
             baseline = baseline or run_baseline(src, test_cmd, repeat=repeat, timeout=timeout)
-            checks = (test_cmd, baseline, timeout, keywords, recheck)
-            row = _check_one(src, out / "trees" / name, name, passes, *checks)
+            row = _check_one(src, out / "trees" / name, name, passes, test_cmd, baseline, timeout, keywords, recheck)
             write_atomic(path, json.dumps(asdict(row), indent=1) + "\n")
         rows.append(row)
         if on_row:
