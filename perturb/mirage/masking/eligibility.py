@@ -35,6 +35,8 @@ refused. One survey of the tree (`survey_tree`) answers the questions for every 
   under one, or a link points at it: loaded through the link, the forwarder would look for its
   sibling under the link's name), ``doctest-collection`` (the project's pytest config
   imports every file with ``--doctest-modules``, which would import the decoys).
+- ``importer-frame``: the module's top-level code looks at the frame that imports it (a deprecation
+  ``warnings.warn(..., stacklevel=2)``): run by the forwarder, that frame is the forwarder's (`importer_frame`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 
 from repoanchor.perturb.mirage.listing import Elsewhere, listed_folder
+from repoanchor.perturb.mirage.masking.importer_frame import importer_frame_read
 from repoanchor.perturb.source.files import NEVER_COPY
 
 TEXT_SUFFIXES = frozenset(
@@ -182,7 +185,7 @@ def refusal(root: Path, module: str, survey: TreeSurvey) -> str | None:
     clash = sorted(p.name for p in folder.iterdir() if shadow.fullmatch(p.name))
     if clash:
         return f"shadowed-module: the importer loads {clash[0]}, so this file is not what runs"
-    return _used_as_file(root, module, survey)
+    return _used_as_file(root, module, survey) or _importer_frame(root / module)
 
 
 def _used_as_file(root: Path, module: str, survey: TreeSurvey) -> str | None:
@@ -194,6 +197,12 @@ def _used_as_file(root: Path, module: str, survey: TreeSurvey) -> str | None:
     with (root / module).open("rb") as handle:
         if handle.read(2) == b"#!":
             return "script-module: it starts with a #! line, so it is meant to run by path"
+    return None
+
+
+def _importer_frame(path: Path) -> str | None:
+    if found := importer_frame_read(_read(path)):
+        return f"importer-frame: its top-level code reads the frame importing it ({found}): the forwarder's, if masked"
     return None
 
 
