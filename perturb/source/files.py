@@ -40,12 +40,10 @@ TEST_PATTERNS = (
     "*/test/*",
     "testing/*",
     "*/testing/*",
+    "*tests/*",
     "*_test/*",
-    "*_tests/*",
     "testsuite/*",
     "*/testsuite/*",
-    "unittests/*",
-    "*/unittests/*",
     "test_*.py",
     "*/test_*.py",
     "*_test.py",
@@ -58,9 +56,10 @@ TEST_PATTERNS = (
     "*/conftest.py",
 )
 """Test files are never transformed by default: they are the oracle of equivalence. A module named `tests.py`
-holds a single-module project's tests (jsonpatch) or a Django app's. A folder named `<x>_test`, `<x>_tests`
-(beartype's `beartype_test`, IDLE's `idle_test`, `unit_tests`), `testsuite` or `unittests` is a test tree: its data
-modules are what tests read (beartype compares their functions' source and line numbers)."""
+holds a single-module project's tests (jsonpatch) or a Django app's. A folder whose name ends in `tests` (trio's
+`_tests`, yapf's `yapftests`, `unittests`) or `_test` (beartype's `beartype_test`, IDLE's `idle_test`), or named
+`testsuite`, is a test tree: its data modules are what tests read (beartype compares their functions' source and
+line numbers)."""
 
 
 @dataclass(frozen=True)

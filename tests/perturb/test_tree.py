@@ -190,6 +190,8 @@ def test_a_deeply_nested_file_still_counts_in_the_enumeration_index(tmp_path: Pa
         ("beartype_test/a00_unit/data/data_type.py", True),  # a test tree's data module
         ("Lib/idlelib/idle_test/mock_idle.py", True),
         ("unit_tests/helpers.py", True),
+        ("src/trio/_core/_tests/tutil.py", True),
+        ("yapftests/utils.py", True),
         ("src/testsuite/support.py", True),
         ("pkg/testsuite.py", False),
         ("pkg/contest/mod.py", False),
