@@ -44,6 +44,9 @@ class ProjectInfo:
     locals_read: str | None = None
     """Which test file reads code objects' local names (`source/code_locals.py`): transforms that add or rename
     locals refuse the project."""
+    sources_read: dict[str, str] = field(default_factory=dict)
+    """{rel: why} of the modules whose whole text a test reads (`source/source_reads.py`): no transform rewrites
+    their text (masking keeps it in the hidden twin)."""
     unparsed: dict[str, str] = field(default_factory=dict)
     """{rel: why} of the files this Python cannot parse where the project declares a newer one
     (`source/unparsed.py`): dead-method and the structural passes refuse while there is any."""

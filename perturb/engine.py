@@ -107,6 +107,9 @@ def transform_source(
 
 
 def _transform_source(source, path, passes, seed, fraction, project, floor, keep_tree: bool) -> FileResult:
+    if read := project.sources_read.get(path):
+        reason = f"source-read: {read}; a rewrite of its text would show there"
+        return FileResult(path, None, [Skipped(get_transform(p.transform).id, path, reason) for p in passes])
     try:
         text = decode_source(source)
         module = parse_source(source)

@@ -15,6 +15,7 @@ from repoanchor.perturb.source.files import python_files, read_test_files
 from repoanchor.perturb.source.pythons import min_python
 from repoanchor.perturb.source.quoted_frames import test_quotes
 from repoanchor.perturb.source.rewritten_asserts import rewritten_modules
+from repoanchor.perturb.source.source_reads import sources_read
 from repoanchor.perturb.source.unparsed import unparsed_here
 from repoanchor.perturb.speed.bigstack import map_chunks
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
@@ -218,6 +219,7 @@ def project_info(
     info.quoted_frames, info.quoted_errors = test_quotes(tests)
     info.rewritten_asserts = rewritten_modules(root, every)
     info.locals_read = locals_read(tests)
+    info.sources_read = sources_read(tests, every)
     if index_classes:
         info.class_members, info.class_bases, enumerated = class_index(root, files, workers)
         info.enumerated = enumerated | enumeration_index(root, files, every, workers)

@@ -155,7 +155,8 @@ def test_pick():
 
 
 def test_the_module_reads_as_written():  # any rewrite of pkg/mod.py changes this test's outcome
-    assert Path(mod.__file__).read_text().startswith("def pick(a, b):\\n    if a < b:")
+    source = Path(mod.__file__)  # through a name: a read the source_reads guard does not follow
+    assert source.read_text().startswith("def pick(a, b):\\n    if a < b:")
 """
 
 

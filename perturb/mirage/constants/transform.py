@@ -103,6 +103,9 @@ class ConstantExternalization(ModuleByModule):
         if read := ctx.read_by_name.get(rel):
             ctx.skip(rel, f"read-by-name: {read}, to read as text, where values moved to JSON would be missing")
             return
+        if read := ctx.project.sources_read.get(rel):
+            ctx.skip(rel, f"source-read: {read}; its values moved to JSON would show there")
+            return
         line_readers = line_reading_functions(module, text)
         if line_readers:  # the loader's lines go above every function: each one's line numbers would move
             name, what = next(iter(line_readers.values()))

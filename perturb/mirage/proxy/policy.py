@@ -76,6 +76,8 @@ def placement(
         raise Refusal("script-module: may run as a script, where a proxy import cannot be proven to resolve")
     if read := ctx.read_by_name.get(rel):
         raise Refusal(f"read-by-name: {read}, to read as text, where imports moved to proxies would be missing")
+    if read := ctx.project.sources_read.get(rel):
+        raise Refusal(f"source-read: {read}; its imports rewritten to proxies would show there")
     if _IDENTITY_REBIND.search(text):
         raise Refusal("module-identity-rebound: assigns __name__/__package__/__spec__, relative imports may move")
     if link := ctx.linked(rel):

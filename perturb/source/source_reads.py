@@ -1,0 +1,108 @@
+"""Modules whose whole text a test reads, named as modules: every transform that rewrites their text leaves them alone.
+
+trio's ``test_type_stubs_match_lists`` reads ``_file_io.__spec__.loader.get_source("trio._file_io")`` and walks its
+lines for ``class AsyncIOWrapper`` and then ``if TYPE_CHECKING``; double-negation wrote ``if not not TYPE_CHECKING``
+and the test failed, the code running alike. A test reads a module's text where it calls ``get_source("<dotted
+name>")``, ``inspect.getsource``/``getsourcelines``/``findsource``/``getsourcefile`` on a module the test file
+imports (``import pkg.mod as m``, ``from pkg import mod``), or opens such a module's ``__file__`` (``open(m.__file__)``,
+``Path(m.__file__).read_text()``; a package's ``__file__`` only finding its folder is no read). The dotted name
+names the tree's ``a/b.py`` or ``a/b/__init__.py`` under any folder (``src/``); an imported name that is no module
+of the tree (a function, a third-party module) names nothing, and a path held in a name first (``p = Path(m.__file__)``)
+is not followed. Masking keeps such a module's text in its hidden twin,
+where ``__file__`` and the loader lead, so it masks them still.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+HINTS = (b"get_source", b"getsource", b"findsource", b"__file__")
+"""Bytes a test file reading a module's text holds: the others are not parsed."""
+SOURCE_GETTERS = frozenset({"getsource", "getsourcelines", "findsource", "getsourcefile"})
+OPENERS = frozenset({"open", "getlines"})
+"""Called on a module's ``__file__`` they read it (``open``, ``io.open``, ``tokenize.open``, ``linecache.getlines``)."""
+PATH_READERS = frozenset({"read_text", "read_bytes", "open"})
+"""Called on ``Path(m.__file__)`` they read it; ``Path(m.__file__).parent`` only finds a folder."""
+
+
+def sources_read(tests: dict[str, bytes], every: list[str]) -> dict[str, str]:
+    """{tree-relative module: `<test file> reads it (<how>)`} over the test files (`files.read_test_files`)."""
+    found: dict[str, str] = {}
+    for rel, data in tests.items():
+        if not any(hint in data for hint in HINTS):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(data)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        for dotted, how in _reads(tree):
+            for module in modules_named(dotted, every):
+                found.setdefault(module, f"{rel} reads it ({how})")
+    return found
+
+
+def modules_named(dotted: str, every: list[str]) -> list[str]:
+    """The tree's files that a dotted module name may mean: ``a/b.py`` or ``a/b/__init__.py`` under any folder."""
+    if not all(part.isidentifier() for part in dotted.split(".")):
+        return []
+    stem = dotted.replace(".", "/")
+    ends = (f"{stem}.py", f"{stem}/__init__.py")
+    return [rel for rel in every if rel in ends or rel.endswith(tuple("/" + end for end in ends))]
+
+
+def _reads(tree: ast.Module):
+    """(dotted module name, how) for each read of a module's text in `tree`."""
+    modules = _imported_modules(tree)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        name, first = _called(node.func), node.args[0]
+        if name == "get_source" and isinstance(first, ast.Constant) and isinstance(first.value, str):
+            yield first.value, f"get_source({first.value!r})"
+        elif name in SOURCE_GETTERS and (dotted := _module_of(first, modules)):
+            yield dotted, f"{name}({ast.unparse(first)})"
+        elif name in OPENERS and (dotted := _file_of(first, modules)):
+            yield dotted, f"{name}({ast.unparse(first)})"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called(node.func) in PATH_READERS and isinstance(node.func, ast.Attribute):
+            path = node.func.value
+            if isinstance(path, ast.Call) and _called(path.func) in ("Path", "PurePath") and path.args:
+                if dotted := _file_of(path.args[0], modules):
+                    yield dotted, ast.unparse(node)
+
+
+def _imported_modules(tree: ast.Module) -> dict[str, str]:
+    """Local name -> the dotted name it may be a module of, from every import in `tree` (functions' included)."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:  # `import a.b` binds a; `import a.b as m` binds m to a.b
+                bound = alias.name if alias.asname else alias.name.partition(".")[0]
+                names[alias.asname or bound] = bound
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names
+
+
+def _module_of(node: ast.AST, modules: dict[str, str]) -> str | None:
+    """The dotted module name `node` (a name or attribute chain over an imported name) spells, or None."""
+    if isinstance(node, ast.Name):
+        return modules.get(node.id)
+    if isinstance(node, ast.Attribute) and (owner := _module_of(node.value, modules)):
+        return f"{owner}.{node.attr}"
+    return None
+
+
+def _file_of(node: ast.AST, modules: dict[str, str]) -> str | None:
+    """The module whose ``__file__`` `node` is (``m.__file__``), or None."""
+    if isinstance(node, ast.Attribute) and node.attr == "__file__":
+        return _module_of(node.value, modules)
+    return None
+
+
+def _called(func: ast.AST) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
