@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from repoanchor.perturb.source.pythons import min_python
 from repoanchor.perturb.source.quoted_frames import test_quotes
 from repoanchor.perturb.source.rewritten_asserts import rewritten_modules
 from repoanchor.perturb.source.source_reads import sources_read
+from repoanchor.perturb.source.sourcefile import parsed_quietly
 from repoanchor.perturb.source.unparsed import unparsed_here
 from repoanchor.perturb.speed.bigstack import map_chunks
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
@@ -28,12 +28,8 @@ def _parsed(root: Path, files: list[str], wanted=lambda source: True):
         source = (root / rel).read_bytes()
         if not wanted(source):
             continue
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                yield source, ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError):
-            continue
+        if (tree := parsed_quietly(source)) is not None:
+            yield source, tree
 
 
 def class_index(

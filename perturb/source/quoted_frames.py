@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
@@ -24,6 +23,7 @@ import libcst as cst
 
 from repoanchor.perturb.sites import refuse_inside
 from repoanchor.perturb.source.quoted_errors import error_messages
+from repoanchor.perturb.source.sourcefile import parsed_quietly
 from repoanchor.perturb.speed.codegen import code_for_node
 
 FRAME = re.compile(r'^\s*File "([^"]+)", line [^,]+, in (\S+)\s*$')
@@ -53,11 +53,7 @@ def test_quotes(tests: dict[str, bytes]) -> TestQuotes:
     for data in tests.values():
         if not QUOTES_A_FRAME.search(data):
             continue
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(data)
-        except (SyntaxError, ValueError, RecursionError):
+        if (tree := parsed_quietly(data)) is None:
             continue
         pairs = bool(EXTRACTS_FRAMES.search(data))
         for node in ast.walk(tree):

@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import libcst as cst
 from repoanchor.perturb.mirage.module_paths import dotted_modules
 from repoanchor.perturb.sites import Site, refuse_inside
 from repoanchor.perturb.source.metadata_files import first_match
+from repoanchor.perturb.source.sourcefile import parsed_quietly
 from repoanchor.perturb.traversal.statements import small_statements
 
 MARKS_REWRITES = re.compile(rb"pytest_plugins|register_assert_rewrite")
@@ -61,11 +61,7 @@ def refuse_in_asserts(sites: list[Site], module: cst.Module, ctx: Any) -> list[S
 def _marked(data: bytes) -> set[str]:
     """Module names a module's source marks for rewriting: strings assigned to `pytest_plugins`, and the string
     arguments of `register_assert_rewrite` calls."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError):
+    if (tree := parsed_quietly(data)) is None:
         return set()
     found: set[str] = set()
     for node in ast.walk(tree):

@@ -15,7 +15,8 @@ where ``__file__`` and the loader lead, so it masks them still.
 from __future__ import annotations
 
 import ast
-import warnings
+
+from repoanchor.perturb.source.sourcefile import parsed_quietly
 
 HINTS = (b"get_source", b"getsource", b"findsource", b"__file__")
 """Bytes a test file reading a module's text holds: the others are not parsed."""
@@ -32,11 +33,7 @@ def sources_read(tests: dict[str, bytes], every: list[str]) -> dict[str, str]:
     for rel, data in tests.items():
         if not any(hint in data for hint in HINTS):
             continue
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(data)
-        except (SyntaxError, ValueError, RecursionError):
+        if (tree := parsed_quietly(data)) is None:
             continue
         for dotted, how in _reads(tree):
             for module in modules_named(dotted, every):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import tokenize
+import warnings
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 
@@ -25,3 +27,14 @@ def decode_source(source: bytes, max_bytes: int = MAX_FILE_BYTES) -> str:
         return source.decode(encoding)
     except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
         raise SourceError(f"undecodable: {type(exc).__name__}: {exc}") from exc
+
+
+def parsed_quietly(source: bytes | str) -> ast.Module | None:
+    """`source` parsed by `ast`, or None where this Python cannot parse it (or it nests past the recursion limit).
+    The warnings a parse gives (an invalid escape) are not shown: the readers that call this only look at the tree."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return None

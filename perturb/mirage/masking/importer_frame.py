@@ -18,6 +18,8 @@ from __future__ import annotations
 import ast
 from collections import deque
 
+from repoanchor.perturb.source.sourcefile import parsed_quietly
+
 HINTS = ("stacklevel", "warn(", "_getframe", "f_back", "stack(", "getouterframes")
 """Bytes every finding's source holds: a module without any is not parsed."""
 STACK_OWNERS = frozenset({"inspect", "traceback"})
@@ -30,9 +32,7 @@ def importer_frame_read(text: str) -> str | None:
     """What in `text`'s top-level code reads its importer's frame ("`<code>` on line N"), or None."""
     if not any(hint in text for hint in HINTS):
         return None
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
+    if (tree := parsed_quietly(text)) is None:
         return None  # the masking transform's own compile check names the problem
     for node in _top_level_nodes(tree):
         if _reads_frame(node):
