@@ -21,6 +21,8 @@ of a package, and by an absolute sibling import when it is a top-level module; n
 - a project supporting Python < 3.7: proxies use module ``__getattr__`` (PEP 562).
 - a module some code reads as a file, named by a path literal (`mirage.read_by_name`: lark's standalone tool copies
   its modules' code).
+- a module whose whole text a test reads, named as a module (`source.source_reads`: trio's stub check walks its
+  ``_file_io``'s lines).
 """
 
 from __future__ import annotations
