@@ -33,8 +33,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
 from repoanchor.perturb.mirage.module_paths import dotted_expression
-from repoanchor.perturb.mirage.path_values import PathValues, called_name, folder_of_pattern
+from repoanchor.perturb.mirage.path_values import PathValues, folder_of_pattern
 from repoanchor.perturb.source.files import is_test_file, python_files
+from repoanchor.perturb.source.sourcefile import called_name
 
 FRAMEWORK_LISTED = {
     ("management", "commands"): "Django lists its modules as management commands",

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from repoanchor.perturb.mirage.module_paths import absolute_import, dotted_expression, dotted_modules, import_aliases
+from repoanchor.perturb.source.sourcefile import called_name, parsed_quietly
 
 _SAME_PATH = {"abspath", "realpath", "normpath", "resolve", "absolute", "expanduser", "fspath", "str"}
 _PATH_TYPES = {"Path", "PurePath", "PosixPath", "PurePosixPath"}
@@ -109,7 +110,7 @@ class PathValues:
                 data = b""
             self._builds_paths[rel] = b"__file__" in data
             if self._builds_paths[rel] and rel not in self._names:
-                return self._env(rel, _parsed(data))
+                return self._env(rel, parsed_quietly(data))
         return self._names.get(rel, {}) if self._builds_paths[rel] else {}
 
     def _value(self, node: ast.AST, rel: str, env: dict[str, set[str]]) -> set[str]:
@@ -200,16 +201,3 @@ def _bindings(tree: ast.Module) -> list[tuple[ast.Name, ast.expr]]:
         elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name) and node.value:
             found.append((node.target, node.value))
     return found
-
-
-def called_name(call: ast.Call) -> str | None:
-    """The name a call calls: `f` of `f(...)` and of `a.b.f(...)`; None for anything else."""
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-
-
-def _parsed(data: bytes) -> ast.Module | None:
-    try:
-        return ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError):
-        return None

@@ -25,8 +25,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from repoanchor.perturb.mirage.path_values import called_name
 from repoanchor.perturb.source.files import python_files
+from repoanchor.perturb.source.sourcefile import called_name
 
 _PATH = re.compile(r"(?:\.{1,2}/)*((?:[\w.-]+/)*)([A-Za-z_][\w-]*)\.py")
 _ENDS_IN_PY = re.compile(rb"\.py['\"]")

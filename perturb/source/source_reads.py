@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 
-from repoanchor.perturb.source.sourcefile import parsed_quietly
+from repoanchor.perturb.source.sourcefile import called_name, parsed_quietly
 
 HINT = re.compile(rb"get_source|getsource|findsource|\w\.__file__")
 """What a test file reading a module's text holds (a module's ``__file__``, not its own): the others are not parsed."""
@@ -50,28 +50,29 @@ def modules_named(dotted: str, every: list[str]) -> list[str]:
         return []
     stem = dotted.replace(".", "/")
     ends = (f"{stem}.py", f"{stem}/__init__.py")
-    return [rel for rel in every if rel in ends or rel.endswith(tuple("/" + end for end in ends))]
+    below = tuple("/" + end for end in ends)
+    return [rel for rel in every if rel in ends or rel.endswith(below)]
 
 
 def _reads(tree: ast.Module):
     """(dotted module name, how) for each read of a module's text in `tree`."""
     modules = _imported_modules(tree)
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not node.args:
+        if not isinstance(node, ast.Call):
             continue
-        name, first = _called(node.func), node.args[0]
+        name, first = called_name(node), node.args[0] if node.args else None
         if name == "get_source" and isinstance(first, ast.Constant) and isinstance(first.value, str):
             yield first.value, f"get_source({first.value!r})"
-        elif name in SOURCE_GETTERS and (dotted := _module_of(first, modules)):
+        elif name in SOURCE_GETTERS and first and (dotted := _module_of(first, modules)):
             yield dotted, f"{name}({ast.unparse(first)})"
-        elif name in OPENERS and (dotted := _file_of(first, modules)):
+        elif name in OPENERS and first and (dotted := _file_of(first, modules)):
             yield dotted, f"{name}({ast.unparse(first)})"
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _called(node.func) in PATH_READERS and isinstance(node.func, ast.Attribute):
-            path = node.func.value
-            if isinstance(path, ast.Call) and _called(path.func) in ("Path", "PurePath") and path.args:
-                if dotted := _file_of(path.args[0], modules):
-                    yield dotted, ast.unparse(node)
+        elif (
+            name in PATH_READERS
+            and isinstance(node.func, ast.Attribute)
+            and (dotted := _path_file(node.func.value, modules))
+        ):
+            yield dotted, ast.unparse(node)
 
 
 def _imported_modules(tree: ast.Module) -> dict[str, str]:
@@ -104,5 +105,8 @@ def _file_of(node: ast.AST, modules: dict[str, str]) -> str | None:
     return None
 
 
-def _called(func: ast.AST) -> str:
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+def _path_file(node: ast.AST, modules: dict[str, str]) -> str | None:
+    """The module whose ``__file__`` `node` wraps as ``Path(m.__file__)`` (or ``PurePath``), or None."""
+    if isinstance(node, ast.Call) and called_name(node) in ("Path", "PurePath") and node.args:
+        return _file_of(node.args[0], modules)
+    return None

@@ -38,3 +38,9 @@ def parsed_quietly(source: bytes | str) -> ast.Module | None:
             return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return None
+
+
+def called_name(call: ast.Call) -> str | None:
+    """The name a call calls: `f` of `f(...)` and of `a.b.f(...)`; None for anything else."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None

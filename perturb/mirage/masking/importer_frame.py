@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from collections import deque
 
-from repoanchor.perturb.source.sourcefile import parsed_quietly
+from repoanchor.perturb.source.sourcefile import called_name, parsed_quietly
 
 HINTS = ("stacklevel", "warn(", "_getframe", "f_back", "stack(", "getouterframes")
 """Bytes every finding's source holds: a module without any is not parsed."""
@@ -69,7 +69,7 @@ def _reads_frame(node: ast.AST) -> bool:
         return True
     if not isinstance(node, ast.Call):
         return False
-    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    name = called_name(node)
     if any(keyword.arg == "stacklevel" and not _is_constant(keyword.value, 1) for keyword in node.keywords):
         return True
     if name == "warn" and len(node.args) >= 3 and not _is_constant(node.args[2], 1):
