@@ -7,6 +7,12 @@ file spells ``co_varnames`` or ``co_nlocals``, or ``dis.code_info``/``dis.show_c
 transforms that add or rename locals (`changes_locals`: dead-code, dead-string-assign, local-rename, for-to-while)
 refuse the whole project, naming the file. Library code reading them (a signature helper over its callers'
 functions) does not count: it reads the code it is given.
+
+A frame's locals are the same names with their values: outcome's test takes the frame of its library's
+``Error.unwrap`` from a traceback and asserts ``unwrap_frame.f_locals == {}``, which dead-string-assign's new local
+broke. So ``f_locals``, ``inspect.getargvalues`` and ``capture_locals`` (traceback's) count too, except where the
+frame is plainly the test's own (``sys._getframe().f_locals``, ``inspect.currentframe().f_locals``): test files
+are never transformed.
 """
 
 from __future__ import annotations
@@ -14,9 +20,12 @@ from __future__ import annotations
 import re
 
 READS_LOCALS = re.compile(
-    rb"\b(co_varnames|co_nlocals|dis\.code_info|dis\.show_code|from dis import [^\n]*\b(?:code_info|show_code))\b"
+    rb"\b(co_varnames|co_nlocals|f_locals|getargvalues|capture_locals|dis\.code_info|dis\.show_code"
+    rb"|from dis import [^\n]*\b(?:code_info|show_code))\b"
 )
-_MAY_READ_LOCALS = (b"co_", b"code_info", b"show_code")
+_OWN_FRAME = re.compile(rb"(?:\b_getframe\(\s*0?\s*\)|\bcurrentframe\(\s*\))\s*\.\s*$")
+"""What, right before ``f_locals``, makes the frame the test's own."""
+_MAY_READ_LOCALS = (b"co_", b"code_info", b"show_code", b"f_locals", b"getargvalues", b"capture_locals")
 """Bytes every match of `READS_LOCALS` holds, looked for first: most test files hold none, and finding them is
 several times faster than the pattern's search."""
 
@@ -24,8 +33,15 @@ several times faster than the pattern's search."""
 def locals_read(tests: dict[str, bytes]) -> str | None:
     """Which test file (`files.read_test_files`) first reads a code object's locals, and how: `<file> reads <name>`."""
     for rel, data in tests.items():
-        if any(part in data for part in _MAY_READ_LOCALS) and (match := READS_LOCALS.search(data)):
+        if any(part in data for part in _MAY_READ_LOCALS) and (match := _first_read(data)):
             return f"{rel} reads {match.group(1).decode()}"
+    return None
+
+
+def _first_read(data: bytes) -> re.Match | None:
+    for match in READS_LOCALS.finditer(data):
+        if match.group(1) != b"f_locals" or not _OWN_FRAME.search(data, max(0, match.start() - 40), match.start()):
+            return match
     return None
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -98,6 +101,10 @@ def test_a_project_whose_tests_read_co_varnames_gets_no_new_or_renamed_local(
         ("tests/test_a.py", "assert f.__code__.co_varnames == ('x',)\n", "tests/test_a.py reads co_varnames"),
         ("tests/test_a.py", "import dis\n\nprint(dis.code_info(f))\n", "tests/test_a.py reads dis.code_info"),
         ("test_b.py", "from dis import show_code\n", "test_b.py reads from dis import show_code"),
+        ("tests/test_a.py", "assert exc.__traceback__.tb_next.tb_frame.f_locals == {}\n", "tests/test_a.py reads f_locals"),
+        ("tests/test_a.py", "args = inspect.getargvalues(frame)\n", "tests/test_a.py reads getargvalues"),
+        ("tests/test_a.py", "traceback.TracebackException(*info, capture_locals=True)\n", "tests/test_a.py reads capture_locals"),
+        ("tests/test_a.py", "x = sys._getframe().f_locals\ny = inspect.currentframe( ).f_locals\n", None),  # its own
         ("tests/test_a.py", "code_info = {'x': 1}\n", None),  # a name of the test's own
         ("pkg/sig.py", "names = func.__code__.co_varnames\n", None),  # library code reads the code it is given
     ],
@@ -105,3 +112,46 @@ def test_a_project_whose_tests_read_co_varnames_gets_no_new_or_renamed_local(
 def test_which_files_read_code_objects_locals(tmp_path: Path, path: str, text: str, found: str | None):
     root = make_tree(tmp_path, {"pkg/__init__.py": "", path: text})
     assert locals_read(read_test_files(root, sorted(["pkg/__init__.py", path]))) == found
+
+
+UNWRAP = """\
+class Error:
+    def __init__(self, error):
+        self.error = error
+
+    def unwrap(self):
+        captured_error = self.error
+        try:
+            raise captured_error
+        finally:
+            del captured_error, self
+"""
+FRAME_TEST = """\
+from pkg.err import Error
+
+
+def test_unwrap_frame_holds_nothing():
+    exc = ValueError()
+    try:
+        Error(exc).unwrap()
+    except ValueError:
+        pass
+    frame = exc.__traceback__.tb_next.tb_frame
+    assert frame.f_code.co_name == "unwrap"
+    assert frame.f_locals == {}
+"""
+
+
+@pytest.mark.parametrize("transform", ["dead-string-assign", "dead-code", "local-rename"])
+def test_a_library_frame_whose_locals_a_test_reads_gets_no_new_local(tmp_path: Path, transform: str):
+    """outcome 1.3's test of ``Error.unwrap``: a new local showed in the frame's ``f_locals``."""
+    files = {"pkg/__init__.py": "", "pkg/err.py": UNWRAP, "tests/test_err.py": FRAME_TEST}
+    config = ApplyConfig([transform], fraction=1.0, keywords=["msg"])
+    report = apply_tree(make_tree(tmp_path / "src", files), tmp_path / "out", config)
+    reasons = [o.reason for o in report.outcomes if isinstance(o, Skipped) and o.file == "pkg/err.py"]
+    assert reasons and reasons[0].startswith("code-locals-read: tests/test_err.py reads f_locals")
+    assert (tmp_path / "out/pkg/err.py").read_text() == UNWRAP
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "out"), "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_err.py"]
+    done = subprocess.run(command, cwd=tmp_path / "out", env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
