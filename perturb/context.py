@@ -42,8 +42,8 @@ class ProjectInfo:
     """Files of the modules whose asserts pytest rewrites beyond tests and conftest files (plugins, registered
     modules; `source/rewritten_asserts.py`): nothing inside their asserts is rewritten."""
     locals_read: str | None = None
-    """Which test file reads code objects' or frames' local names (`source/code_locals.py`): transforms that add or rename
-    locals refuse the project."""
+    """Which test file reads code objects' or frames' local names (`source/code_locals.py`): transforms that add or
+    rename locals refuse the project."""
     sources_read: dict[str, str] = field(default_factory=dict)
     """{rel: why} of the modules whose whole text a test reads (`source/source_reads.py`): no transform rewrites
     their text (masking keeps it in the hidden twin)."""
