@@ -149,7 +149,8 @@ def test_a_library_frame_whose_locals_a_test_reads_gets_no_new_local(tmp_path: P
     config = ApplyConfig([transform], fraction=1.0, keywords=["msg"])
     report = apply_tree(make_tree(tmp_path / "src", files), tmp_path / "out", config)
     reasons = [o.reason for o in report.outcomes if isinstance(o, Skipped) and o.file == "pkg/err.py"]
-    assert reasons and reasons[0].startswith("code-locals-read: tests/test_err.py reads f_locals")
+    assert reasons
+    assert reasons[0].startswith("code-locals-read: tests/test_err.py reads f_locals")
     assert (tmp_path / "out/pkg/err.py").read_text() == UNWRAP
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "out"), "PYTHONDONTWRITEBYTECODE": "1"}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_err.py"]
