@@ -4,12 +4,13 @@ trio's ``test_type_stubs_match_lists`` reads ``_file_io.__spec__.loader.get_sour
 lines for ``class AsyncIOWrapper`` and then ``if TYPE_CHECKING``; double-negation wrote ``if not not TYPE_CHECKING``
 and the test failed, the code running alike. A test reads a module's text where it calls ``get_source("<dotted
 name>")``, ``inspect.getsource``/``getsourcelines``/``findsource``/``getsourcefile`` on a module the test file
-imports (``import pkg.mod as m``, ``from pkg import mod``), or opens such a module's ``__file__`` (``open(m.__file__)``,
-``Path(m.__file__).read_text()``; a package's ``__file__`` only finding its folder is no read). The dotted name
-names the tree's ``a/b.py`` or ``a/b/__init__.py`` under any folder (``src/``); an imported name that is no module
-of the tree (a function, a third-party module) names nothing, and a path held in a name first (``p = Path(m.__file__)``)
-is not followed. Masking keeps such a module's text in its hidden twin,
-where ``__file__`` and the loader lead, so it masks them still.
+imports (``import pkg.mod as m``, ``from pkg import mod``), or uses such a module's ``__file__`` for anything but
+finding its folder or its name (``open(m.__file__)``, ``Path(m.__file__).read_text()``, or handing it on:
+pycodestyle's ``test_own_dog_food`` checks the style of ``[pycodestyle.__file__, ...]`` and every rewrite of its
+text broke it; ``os.path.dirname(m.__file__)``, ``Path(m.__file__).parent``, ``.name`` and comparisons are no read).
+The dotted name names the tree's ``a/b.py`` or ``a/b/__init__.py`` under any folder (``src/``); an imported name that
+is no module of the tree (a function, a third-party module) names nothing. Masking keeps such a module's text in its
+hidden twin, where ``__file__`` and the loader lead, so it masks them still.
 """
 
 from __future__ import annotations
@@ -28,6 +29,14 @@ OPENERS = frozenset({"open", "getlines"})
 """Called on a module's ``__file__`` they read it (``open``, ``io.open``, ``tokenize.open``, ``linecache.getlines``)."""
 PATH_READERS = frozenset({"read_text", "read_bytes", "open"})
 """Called on ``Path(m.__file__)`` they read it; ``Path(m.__file__).parent`` only finds a folder."""
+SAME_PATH = frozenset({"abspath", "realpath", "normpath", "expanduser", "Path", "PurePath", "str", "fspath"})
+"""Calls that give back the path they are given, spelled otherwise (``.resolve()``/``.absolute()`` too)."""
+FOLDER_OR_NAME = frozenset({"dirname", "split", "basename", "splitext", "exists", "isfile", "isdir"})
+"""Calls on a module's path that find its folder or its name, or test it, without reading it."""
+PATH_PARTS = frozenset(
+    {"parent", "parents", "name", "stem", "suffix", "with_name", "with_suffix", "endswith", "startswith", "exists"}
+)
+"""Attributes of a module's path (a `Path` or a `str`) that find its folder, its name or a sibling's."""
 
 
 def sources_read(tests: dict[str, bytes], every: list[str]) -> dict[str, str]:
@@ -57,7 +66,10 @@ def modules_named(dotted: str, every: list[str]) -> list[str]:
 def _reads(tree: ast.Module):
     """(dotted module name, how) for each read of a module's text in `tree`."""
     modules = _imported_modules(tree)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     for node in ast.walk(tree):
+        if (dotted := _file_of(node, modules)) and (use := _path_use(node, parents)):
+            yield dotted, f"uses {ast.unparse(use)}"
         if not isinstance(node, ast.Call):
             continue
         name, first = called_name(node), node.args[0] if node.args else None
@@ -103,6 +115,34 @@ def _file_of(node: ast.AST, modules: dict[str, str]) -> str | None:
     if isinstance(node, ast.Attribute) and node.attr == "__file__":
         return _module_of(node.value, modules)
     return None
+
+
+def _path_use(node: ast.Attribute, parents: dict[ast.AST, ast.AST]) -> ast.AST | None:
+    """What takes the path ``m.__file__`` (`node`) spells, where that may read the module; None where it only finds
+    its folder or name (``os.path.dirname(...)``, ``Path(...).parent``) or compares it."""
+    held, user = node, parents.get(node)
+    while _same_path(held, user, parents):
+        held = user if isinstance(user, ast.Call) else parents[user]
+        user = parents.get(held)
+    if isinstance(user, ast.Compare) or user is None:
+        return None
+    if isinstance(user, ast.Call) and held in user.args and called_name(user) in FOLDER_OR_NAME:
+        return None
+    if isinstance(user, ast.Attribute) and user.attr in PATH_PARTS:
+        return None
+    return user
+
+
+def _same_path(held: ast.AST, user: ast.AST | None, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether `user` gives back the path `held` spells: ``abspath(held)``, ``Path(held)``, ``held.resolve()``."""
+    if isinstance(user, ast.Call):
+        return bool(user.args) and user.args[0] is held and called_name(user) in SAME_PATH
+    return (
+        isinstance(user, ast.Attribute)
+        and user.attr in ("resolve", "absolute")
+        and isinstance(call := parents.get(user), ast.Call)
+        and call.func is user
+    )
 
 
 def _path_file(node: ast.AST, modules: dict[str, str]) -> str | None:

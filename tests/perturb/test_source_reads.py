@@ -30,6 +30,12 @@ EVERY = ["src/pkg/__init__.py", "src/pkg/mod.py", "src/pkg/data.py", "src/pkg/su
         ("import pkg\nwith open(pkg.__file__) as f:\n    f.read()\n", {"src/pkg/__init__.py"}),
         ("import pkg.sub\nfrom pathlib import Path\nPath(pkg.sub.__file__).read_text()\n", {"src/pkg/sub/__init__.py"}),
         ("from pkg import data\nfrom pathlib import Path\nHERE = Path(data.__file__).parent / 'x.json'\n", set()),
+        ("import pkg.mod\nreport = style.check_files([pkg.mod.__file__])\n", {"src/pkg/mod.py"}),  # pycodestyle's
+        ("import pkg.mod\npath = pkg.mod.__file__\n", {"src/pkg/mod.py"}),  # held in a name: what reads it is unseen
+        ("import os, pkg.mod\nHERE = os.path.dirname(os.path.abspath(pkg.mod.__file__))\n", set()),
+        ("import pkg.mod\nassert pkg.mod.__file__.endswith('mod.py')\n", set()),
+        ("from pkg import mod\nassert Path(mod.__file__).resolve().name == 'mod.py'\n", set()),
+        ("import pkg.mod\nassert pkg.mod.__file__ != __file__\n", set()),
         ("import inspect\nimport pkg.mod\ninspect.getsource(pkg.mod.function)\n", set()),  # a function, not a module
         ("import inspect, json\ninspect.getsource(json)\n", set()),  # not a module of the tree
         ("import pkg.mod\nsrc = loader.get_source(name)\n", set()),  # no name to follow
