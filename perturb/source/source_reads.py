@@ -20,9 +20,13 @@ import re
 
 from repoanchor.perturb.source.sourcefile import called_name, parsed_quietly
 
-HINT = re.compile(rb"get_source|getsource|findsource|\w\.__file__")
-"""What a test file reading a module's text holds (a module's ``__file__``, not its own): the others are not parsed."""
-_HINT_BYTES = (b"source", b".__file__")
+HINT = re.compile(
+    rb"get_source|getsource|findsource|\w\.__file__"
+    rb"""|['"][^'"\n]*/[^'"\n]*\.py['"]|['"]\s*[/,]\s*['"][^'"\n/]*\.py['"]"""
+)
+"""What a test file reading a module's text holds (a module's ``__file__``, not its own; a path to a ``.py`` file
+with a folder): the others are not parsed."""
+_HINT_BYTES = (b"source", b".__file__", b".py'", b'.py"')
 """Bytes every match of `HINT` holds, looked for first: 10x faster than the pattern alone (sympy's 679 test files)."""
 SOURCE_GETTERS = frozenset({"getsource", "getsourcelines", "findsource", "getsourcefile"})
 OPENERS = frozenset({"open", "getlines"})
@@ -47,10 +51,49 @@ def sources_read(tests: dict[str, bytes], every: list[str]) -> dict[str, str]:
             continue
         if (tree := parsed_quietly(data)) is None:
             continue
-        for dotted, how in _reads(tree):
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for dotted, how in _reads(tree, parents):
             for module in modules_named(dotted, every):
                 found.setdefault(module, f"{rel} reads it ({how})")
+        for suffix, how in _spelled_paths(tree, parents):
+            for module in (one for one in every if one == suffix or one.endswith("/" + suffix)):
+                found.setdefault(module, f"{rel} names its path ({how})")
     return found
+
+
+def _spelled_paths(tree: ast.Module, parents: dict[ast.AST, ast.AST]):
+    """(path suffix, how) for each path to a ``.py`` file that `tree` spells with a folder and makes or opens:
+    ``open("pkg/mod.py")``, ``Path(__file__).parents[1] / "pkg" / "mod.py"``, ``os.path.join(HERE, "..", "pkg",
+    "mod.py")``. A bare file name (``"models.py"``) does not tell which module it is, and a path listed among others
+    (sympy's runtests.py lists modules its doctests skip) is a name, not a read."""
+    for node in ast.walk(tree):
+        made = isinstance(parents.get(node), (ast.Call, ast.BinOp))  # a path made or opened, not a name in a list
+        if made and isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(".py"):
+            parts = [part for text in _spelled_before(node, parents) for part in text.split("/")]
+            parts = [part for part in parts + node.value.split("/") if part not in ("", ".", "..")]
+            if len(parts) >= 2:
+                yield "/".join(parts), ast.unparse(parents[node])
+
+
+def _spelled_before(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> list[str]:
+    """The literal folders joined right before `node`: ``... / "pkg" / node`` or ``join(..., "pkg", node)``."""
+    user = parents.get(node)
+    if isinstance(user, ast.BinOp) and isinstance(user.op, ast.Div) and user.right is node:
+        held, texts = user.left, []
+        while isinstance(held, ast.BinOp) and isinstance(held.op, ast.Div) and _text(held.right) is not None:
+            texts.insert(0, _text(held.right))
+            held = held.left
+        return [_text(held)] + texts if _text(held) is not None else texts
+    if isinstance(user, ast.Call) and node in user.args:
+        before = user.args[: user.args.index(node)]
+        texts = [_text(arg) for arg in before]
+        cut = max((i for i, text in enumerate(texts) if text is None), default=-1)
+        return texts[cut + 1 :]
+    return []
+
+
+def _text(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def modules_named(dotted: str, every: list[str]) -> list[str]:
@@ -63,10 +106,9 @@ def modules_named(dotted: str, every: list[str]) -> list[str]:
     return [rel for rel in every if rel in ends or rel.endswith(below)]
 
 
-def _reads(tree: ast.Module):
-    """(dotted module name, how) for each read of a module's text in `tree`."""
+def _reads(tree: ast.Module, parents: dict[ast.AST, ast.AST]):
+    """(dotted module name, how) for each read of a module's text in `tree` (`parents`: each node's)."""
     modules = _imported_modules(tree)
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     for node in ast.walk(tree):
         if (dotted := _file_of(node, modules)) and (use := _path_use(node, parents)):
             yield dotted, f"uses {ast.unparse(use)}"

@@ -155,7 +155,7 @@ def test_pick():
 
 
 def test_the_module_reads_as_written():  # any rewrite of pkg/mod.py changes this test's outcome
-    source = Path(__file__).parents[1] / "pkg" / "mod.py"  # from the test's folder: the source_reads guard misses it
+    source = next(Path(__file__).parents[1].glob("pkg/m*.py"))  # a pattern: the source_reads guard misses it
     assert source.read_text().startswith("def pick(a, b):\\n    if a < b:")
 """
 

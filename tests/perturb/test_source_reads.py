@@ -36,6 +36,12 @@ EVERY = ["src/pkg/__init__.py", "src/pkg/mod.py", "src/pkg/data.py", "src/pkg/su
         ("import pkg.mod\nassert pkg.mod.__file__.endswith('mod.py')\n", set()),
         ("from pkg import mod\nassert Path(mod.__file__).resolve().name == 'mod.py'\n", set()),
         ("import pkg.mod\nassert pkg.mod.__file__ != __file__\n", set()),
+        ("text = (Path(__file__).parents[1] / 'src' / 'pkg' / 'mod.py').read_text()\n", {"src/pkg/mod.py"}),
+        ("text = open(os.path.join(HERE, '..', 'pkg', 'mod.py')).read()\n", {"src/pkg/mod.py"}),
+        ("text = open('src/pkg/mod.py').read()\n", {"src/pkg/mod.py"}),
+        ("text = (ROOT / 'pkg/sub/__init__.py').read_text()\n", {"src/pkg/sub/__init__.py"}),
+        ("text = (HERE / 'mod.py').read_text()\n", set()),  # a bare name: which module is not told
+        ("text = (HERE / 'pkg' / 'other.py').read_text()\n", set()),  # no module of the tree
         ("import inspect\nimport pkg.mod\ninspect.getsource(pkg.mod.function)\n", set()),  # a function, not a module
         ("import inspect, json\ninspect.getsource(json)\n", set()),  # not a module of the tree
         ("import pkg.mod\nsrc = loader.get_source(name)\n", set()),  # no name to follow
@@ -44,7 +50,9 @@ EVERY = ["src/pkg/__init__.py", "src/pkg/mod.py", "src/pkg/data.py", "src/pkg/su
 def test_sources_read(test: str, read: set[str]):
     found = sources_read({"tests/test_x.py": test.encode()}, EVERY)
     assert set(found) == read
-    assert all(why.startswith("tests/test_x.py reads it (") for why in found.values())
+    assert all(
+        why.startswith(("tests/test_x.py reads it (", "tests/test_x.py names its path (")) for why in found.values()
+    )
 
 
 MOD = """\
