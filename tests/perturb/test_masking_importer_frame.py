@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.mirage.masking.importer_frame import importer_frame_read
-from repoanchor.perturb.results import Applied
+from repoanchor.perturb.mirage.importer_frame import importer_frame_read
+from repoanchor.perturb.results import Applied, Skipped
+from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from tests.support.masking import mask, reasons
 from tests.support.trees import make_tree
 
@@ -71,4 +72,39 @@ def test_a_module_warning_its_importer_is_not_masked_and_keeps_its_warning(tmp_p
         original, variant = _run(src, *args), _run(tmp_path / "out", *args)
         assert original[0] == 0, original
         assert "pkg.old is deprecated" in original[2]
+        assert variant == original
+
+
+def test_an_import_of_a_module_warning_its_importer_goes_through_no_proxy(tmp_path: Path):
+    """The proxy chain's last module would run the import and be blamed: a filter naming the importer stops matching."""
+    files = {
+        "src/pkg/__init__.py": "",
+        "src/pkg/old.py": DEPRECATED,
+        "src/pkg/new.py": WARNS_WHEN_CALLED,
+        "src/pkg/user.py": "from pkg.old import f\nfrom .new import f as g\nimport os\n",
+        "src/pkg/relative.py": "from . import old\n",
+    }
+    src = make_tree(tmp_path / "src", files)
+    config = ApplyConfig(["proxy-imports"], fraction=1.0, check_interpreters=False)
+    report = apply_tree(src, tmp_path / "out", config)
+    skipped = {(o.file, o.where): o.reason for o in report.outcomes if isinstance(o, Skipped)}
+    refused = [where for (file, where), why in skipped.items() if why.startswith("importer-frame: src/pkg/old.py")]
+    assert sorted(refused) == ["<module>/ImportFrom#1", "<module>/ImportFrom#1"]  # user.py's first, relative.py's
+    user = (tmp_path / "out/src/pkg/user.py").read_text()
+    assert user.startswith("from pkg.old import f\n")
+    assert "from .new import f as g" not in user  # the statements importing no frame reader are proxied
+    filters = [
+        "-W",
+        "error",
+        "-W",
+        "ignore::DeprecationWarning:pkg.user",
+        "-W",
+        "ignore::DeprecationWarning:pkg.relative",
+    ]
+    for module in ("pkg.user", "pkg.relative"):
+        original, variant = (
+            _run(src / "src", *filters, "-c", f"import {module}"),
+            _run(tmp_path / "out/src", *filters, "-c", f"import {module}"),
+        )
+        assert original[0] == 0, original
         assert variant == original

@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
 
+from repoanchor.perturb.mirage.importer_frame import importer_frame_read
 from repoanchor.perturb.mirage.listing import Elsewhere, listed_folder
-from repoanchor.perturb.mirage.masking.importer_frame import importer_frame_read
 from repoanchor.perturb.source.files import NEVER_COPY
 
 TEXT_SUFFIXES = frozenset(

@@ -19,6 +19,7 @@ import libcst as cst
 from repoanchor.perturb.engine import select_sites
 from repoanchor.perturb.mirage.base import ModuleByModule
 from repoanchor.perturb.mirage.proxy.chain import leaf_source, link_source, plan, split_rewrite, target_statements
+from repoanchor.perturb.mirage.proxy.frame_targets import frame_refusal
 from repoanchor.perturb.mirage.proxy.instrumented import import_hook_file, instrumented
 from repoanchor.perturb.mirage.proxy.policy import Placement, Refusal, placement
 from repoanchor.perturb.mirage.proxy.scan import has_relative_import, scan
@@ -37,10 +38,10 @@ class ProxyImports(ModuleByModule):
     id: ClassVar[str] = "proxy-imports"
     description: ClassVar[str] = "route imports through chains of proxy modules (same names, same objects)"
 
-    def prepare(self, ctx: TreeContext, modules: list[str]) -> tuple[int, int, str | None]:
-        return *options(ctx.options), import_hook_file(ctx.root)
+    def prepare(self, ctx: TreeContext, modules: list[str]) -> tuple[int, int, str | None, dict]:
+        return *options(ctx.options), import_hook_file(ctx.root), {}
 
-    def apply_module(self, ctx: TreeContext, rel: str, state: tuple[int, int, str | None]) -> None:
+    def apply_module(self, ctx: TreeContext, rel: str, state: tuple[int, int, str | None, dict]) -> None:
         _rewrite_module(ctx, rel, *state)
 
 
@@ -56,7 +57,10 @@ def options(raw: dict) -> tuple[int, int]:
     return values["depth"], values["fanout"]
 
 
-def _rewrite_module(ctx: TreeContext, rel: str, depth: int, fanout: int, hook_file: str | None) -> None:
+def _rewrite_module(
+    ctx: TreeContext, rel: str, depth: int, fanout: int, hook_file: str | None, frame_readers: dict
+) -> None:
+    """`frame_readers`: {file: what reads its importer's frame, or None}, filled as statements are checked."""
     try:
         data = ctx.read(rel)
         text = decode_source(data)
@@ -77,6 +81,10 @@ def _rewrite_module(ctx: TreeContext, rel: str, depth: int, fanout: int, hook_fi
     sites, refusals = scan(module, place.relative)
     for where, reason in refusals:
         ctx.skip(rel, reason, where)
+    for site in list(sites):
+        if why := frame_refusal(ctx, rel, site.node, frame_readers):
+            ctx.skip(rel, why, site.where)
+            sites.remove(site)
     if not sites:
         ctx.skip(rel, "no candidate import: the module has no import statement that can be proxied")
         return

@@ -1,10 +1,12 @@
 """Whether a module's top-level code reads the frame that imported it (refusal ``importer-frame``).
 
 A masked module's code runs from the forwarder's helper function, so the frame above its top level is the
-forwarder's, not the import system's. Code run at import that looks one frame up sees the difference:
-``warnings.warn(..., stacklevel=2)`` names the forwarder's file and module instead of the importer's
-(jsonschema 4.26's ``cli.py`` deprecation: ``python -m jsonschema`` no longer showed it, as the default filters
-show DeprecationWarnings only where ``__main__`` is blamed, and a test comparing the warning's filename failed).
+forwarder's, not the import system's; a module first imported through a proxy chain has the chain's last module for
+its importer (proxy-imports refuses such an import statement: `proxy/frame_targets.py`). Code run at import that
+looks one frame up sees the difference: ``warnings.warn(..., stacklevel=2)`` names the forwarder's file and module
+instead of the importer's (jsonschema 4.26's ``cli.py`` deprecation: ``python -m jsonschema`` no longer showed it, as
+the default filters show DeprecationWarnings only where ``__main__`` is blamed, and a test comparing the warning's
+filename failed).
 
 Top-level code is the module's statements, class bodies included, but not function and lambda bodies, which
 run when called (and not decorators: a factory's ``stacklevel`` serves the calls it decorates). What counts:
