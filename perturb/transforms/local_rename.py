@@ -121,6 +121,7 @@ def _rename(new_name: str, site: Site | None, ctx: FileContext, original: cst.Na
 class LocalRename:
     id = "local-rename"
     changes_locals = True  # a local gets a new name: a code object's co_varnames shows it
+    renames_locals = True  # and a frame's f_locals["old name"] no longer finds it
     moves_lines = False  # every line stays where it was: line-reading code sees no change
     family = "spt"
     description = "Rename a function-local variable consistently, closures included, to a fresh name."

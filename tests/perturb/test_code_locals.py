@@ -105,6 +105,9 @@ def test_a_project_whose_tests_read_co_varnames_gets_no_new_or_renamed_local(
         ("tests/test_a.py", "args = inspect.getargvalues(frame)\n", "tests/test_a.py reads getargvalues"),
         ("tests/test_a.py", "TracebackException(*info, capture_locals=True)\n", "tests/test_a.py reads capture_locals"),
         ("tests/test_a.py", "x = sys._getframe().f_locals\ny = inspect.currentframe( ).f_locals\n", None),  # its own
+        ("tests/test_a.py", "record.append(agen.ag_frame.f_locals['arg'])\n", "tests/test_a.py reads f_locals by name"),
+        ("tests/test_a.py", "a = frame.f_locals.get('arg')\nb = frame.f_locals\n", "tests/test_a.py reads f_locals"),
+        ("tests/test_a.py", "# FrameType.f_locals misses them\nx = 1  # co_varnames\n", None),  # comments
         ("tests/test_a.py", "code_info = {'x': 1}\n", None),  # a name of the test's own
         ("pkg/sig.py", "names = func.__code__.co_varnames\n", None),  # library code reads the code it is given
     ],
@@ -154,5 +157,35 @@ def test_a_library_frame_whose_locals_a_test_reads_gets_no_new_local(tmp_path: P
     assert (tmp_path / "out/pkg/err.py").read_text() == UNWRAP
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "out"), "PYTHONDONTWRITEBYTECODE": "1"}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_err.py"]
+    done = subprocess.run(command, cwd=tmp_path / "out", env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+
+
+SCALED = (
+    "def scaled(values, factor):\n    total = sum(values)\n    if total:\n        return total / factor\n    return 0\n"
+)
+BY_NAME_TEST = """\
+from pkg.calc import scaled
+
+
+def test_the_failing_frame_holds_the_total():
+    try:
+        scaled([1, 2], 0)
+    except ZeroDivisionError as exc:
+        frame = exc.__traceback__.tb_next.tb_frame
+    assert frame.f_locals["total"] == 3
+"""
+
+
+def test_a_frame_local_read_by_name_refuses_only_a_rename(tmp_path: Path):
+    files = {"pkg/__init__.py": "", "pkg/calc.py": SCALED, "tests/test_calc.py": BY_NAME_TEST}
+    config = ApplyConfig(["dead-string-assign", "local-rename"], fraction=1.0, keywords=["msg"])
+    report = apply_tree(make_tree(tmp_path / "src", files), tmp_path / "out", config)
+    applied = {o.transform for o in report.outcomes if isinstance(o, Applied)}
+    reasons = {o.transform: o.reason for o in report.outcomes if isinstance(o, Skipped) and o.file == "pkg/calc.py"}
+    assert applied == {"dead-string-assign"}  # a new local beside `total` changes nothing the test reads
+    assert reasons["local-rename"].startswith("code-locals-read: tests/test_calc.py reads f_locals by name")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "out"), "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_calc.py"]
     done = subprocess.run(command, cwd=tmp_path / "out", env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
