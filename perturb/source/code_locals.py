@@ -14,7 +14,8 @@ broke. So ``f_locals``, ``inspect.getargvalues`` and ``capture_locals`` (traceba
 frame is plainly the test's own (``sys._getframe().f_locals``, ``inspect.currentframe().f_locals``): test files
 are never transformed. A read of one local by name (``frame.f_locals["arg"]``, ``.get("arg")``: trio's async
 generator test) sees a renamed local only, so it refuses only the transforms that rename (`renames_locals`:
-local-rename); a whole-namespace read anywhere in the project refuses them all. Words in comments do not count.
+local-rename); a whole-namespace read anywhere in the project refuses them all. Words in comments do not count,
+nor ``f_locals`` but as an attribute (loguru's fake frames name it in a namedtuple's fields).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import re
 
 READS_LOCALS = re.compile(
-    rb"\b(co_varnames|co_nlocals|f_locals|getargvalues|capture_locals|dis\.code_info|dis\.show_code"
+    rb"\b(co_varnames|co_nlocals|(?<=\.)f_locals|getargvalues|capture_locals|dis\.code_info|dis\.show_code"
     rb"|from dis import [^\n]*\b(?:code_info|show_code))\b"
 )
 _OWN_FRAME = re.compile(rb"(?:\b_getframe\(\s*0?\s*\)|\bcurrentframe\(\s*\))\s*\.\s*$")

@@ -108,6 +108,7 @@ def test_a_project_whose_tests_read_co_varnames_gets_no_new_or_renamed_local(
         ("tests/test_a.py", "record.append(agen.ag_frame.f_locals['arg'])\n", "tests/test_a.py reads f_locals by name"),
         ("tests/test_a.py", "a = frame.f_locals.get('arg')\nb = frame.f_locals\n", "tests/test_a.py reads f_locals"),
         ("tests/test_a.py", "# FrameType.f_locals misses them\nx = 1  # co_varnames\n", None),  # comments
+        ("tests/test_a.py", "frame = namedtuple('frame', ('f_back', 'f_locals'))\n", None),  # a field's name
         ("tests/test_a.py", "code_info = {'x': 1}\n", None),  # a name of the test's own
         ("pkg/sig.py", "names = func.__code__.co_varnames\n", None),  # library code reads the code it is given
     ],
