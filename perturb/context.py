@@ -44,6 +44,9 @@ class ProjectInfo:
     locals_read: str | None = None
     """Which test file reads code objects' or frames' local names (`source/code_locals.py`): transforms that add or
     rename locals refuse the project."""
+    locals_named: dict[str, str] = field(default_factory=dict)
+    """{local name: which test file reads it from a frame by that name} (`source/code_locals.py`; key "*": by a
+    name no literal gives): local-rename leaves such locals alone."""
     sources_read: dict[str, str] = field(default_factory=dict)
     """{rel: why} of the modules whose whole text a test reads (`source/source_reads.py`): no transform rewrites
     their text (masking keeps it in the hidden twin)."""

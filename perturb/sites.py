@@ -137,8 +137,6 @@ class SiteTransform:
     changes_locals: ClassVar[bool] = False
     """Whether a rewrite adds or renames a function's locals: then a project whose tests read code objects' local
     names is refused (`source/code_locals.py`)."""
-    renames_locals: ClassVar[bool] = False
-    """Whether a rewrite renames locals: then even a test reading one frame local by name refuses it."""
     nests: ClassVar[bool] = False
     """Whether a rewrite may put statements inside one more block (a wrap, a nested ``if``, a loop inside a loop):
     then no scope of its output may nest more blocks than `nesting.MAX_NESTED` (`engine`)."""

@@ -214,7 +214,7 @@ def project_info(
     tests = read_test_files(root, every)  # read once for the two readers of test files
     info.quoted_frames, info.quoted_errors = test_quotes(tests)
     info.rewritten_asserts = rewritten_modules(root, every)
-    info.locals_read = locals_read(tests)
+    info.locals_read, info.locals_named = locals_read(tests)
     info.sources_read = sources_read(tests, every)
     if index_classes:
         info.class_members, info.class_bases, enumerated = class_index(root, files, workers)

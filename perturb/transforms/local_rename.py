@@ -22,6 +22,8 @@ Refused, with the reason class in brackets:
 - [self-documenting f-string] it appears in ``{x=}``, whose output contains the name's text;
 - [named in a string] a string of the function holds ``@x`` or is an expression reading ``x``: pandas'
   ``query``/``eval`` and numexpr find locals by name through the caller's frame (`source/named_in_strings.py`);
+- [frame local read by name] a test reads a frame's local so named (``tb_frame.f_locals["total"]``; every local
+  where no literal names it: `source/code_locals.py`);
 - [string annotation] a string a type checker reads as code (an annotation, a ``typing``
   subscript, ``cast``/``TypeVar``/``NewType``) contains the word (the string would need rewriting);
 - [private name] it starts with ``__`` (class-private mangling);
@@ -43,6 +45,7 @@ import libcst as cst
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import fresh_name, identifiers_in
 from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.source.code_locals import ANY_LOCAL
 from repoanchor.perturb.source.named_in_strings import string_naming
 from repoanchor.perturb.speed.function_names import Binding, ModuleNames, NameScope, function_names
 from repoanchor.perturb.traversal.replace import ancestor_paths, replace_nodes
@@ -108,6 +111,8 @@ class _Collector(SiteCollector):
             return f"self-documenting f-string: {{{name}=}} prints the name"
         if string := string_naming(name, scopes):
             return f"named in a string: {string} may be evaluated against the function's locals"
+        if read := self.ctx.project.locals_named.get(name, self.ctx.project.locals_named.get(ANY_LOCAL)):
+            return f"frame local read by name: {read}"
         return None
 
 
@@ -121,7 +126,6 @@ def _rename(new_name: str, site: Site | None, ctx: FileContext, original: cst.Na
 class LocalRename:
     id = "local-rename"
     changes_locals = True  # a local gets a new name: a code object's co_varnames shows it
-    renames_locals = True  # and a frame's f_locals["old name"] no longer finds it
     moves_lines = False  # every line stays where it was: line-reading code sees no change
     family = "spt"
     description = "Rename a function-local variable consistently, closures included, to a fresh name."

@@ -105,17 +105,38 @@ def test_a_project_whose_tests_read_co_varnames_gets_no_new_or_renamed_local(
         ("tests/test_a.py", "args = inspect.getargvalues(frame)\n", "tests/test_a.py reads getargvalues"),
         ("tests/test_a.py", "TracebackException(*info, capture_locals=True)\n", "tests/test_a.py reads capture_locals"),
         ("tests/test_a.py", "x = sys._getframe().f_locals\ny = inspect.currentframe( ).f_locals\n", None),  # its own
-        ("tests/test_a.py", "record.append(agen.ag_frame.f_locals['arg'])\n", "tests/test_a.py reads f_locals by name"),
-        ("tests/test_a.py", "a = frame.f_locals.get('arg')\nb = frame.f_locals\n", "tests/test_a.py reads f_locals"),
+        (
+            "tests/test_a.py",
+            "a = frame.f_locals.get('arg')\nb = frame.f_locals == {}\n",
+            "tests/test_a.py reads f_locals",
+        ),
         ("tests/test_a.py", "# FrameType.f_locals misses them\nx = 1  # co_varnames\n", None),  # comments
         ("tests/test_a.py", "frame = namedtuple('frame', ('f_back', 'f_locals'))\n", None),  # a field's name
+        ("tests/test_a.py", "assert len(exc.__traceback__.tb_frame.f_locals) == 2\n", "tests/test_a.py reads f_locals"),
+        ("tests/test_a.py", "def show(self, tb_frame):\n    return tb_frame.f_locals.items()\n", None),  # Django's
+        ("tests/test_a.py", "assert isdescriptor(types.FrameType.f_locals)\n", None),  # sphinx's
         ("tests/test_a.py", "code_info = {'x': 1}\n", None),  # a name of the test's own
         ("pkg/sig.py", "names = func.__code__.co_varnames\n", None),  # library code reads the code it is given
     ],
 )
 def test_which_files_read_code_objects_locals(tmp_path: Path, path: str, text: str, found: str | None):
     root = make_tree(tmp_path, {"pkg/__init__.py": "", path: text})
-    assert locals_read(read_test_files(root, sorted(["pkg/__init__.py", path]))) == found
+    assert locals_read(read_test_files(root, sorted(["pkg/__init__.py", path])))[0] == found
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("record.append(agen.ag_frame.f_locals['arg'])\n", {"arg": "tests/test_a.py reads f_locals['arg']"}),  # trio's
+        ("frame.f_locals.get( 'total' )\n", {"total": "tests/test_a.py reads f_locals['total']"}),
+        ("assert 'arg' in tb.tb_frame.f_locals\n", {"arg": "tests/test_a.py reads f_locals['arg']"}),
+        ("value = frame.f_locals[key]\n", {"*": "tests/test_a.py reads f_locals"}),  # which local is not told
+        ("x = sys._getframe().f_locals['arg']\n", {}),  # the test's own frame
+    ],
+)
+def test_which_frame_locals_tests_read_by_name(tmp_path: Path, text: str, named: dict[str, str]):
+    root = make_tree(tmp_path, {"pkg/__init__.py": "", "tests/test_a.py": text})
+    assert locals_read(read_test_files(root, ["pkg/__init__.py", "tests/test_a.py"])) == (None, named)
 
 
 UNWRAP = """\
@@ -178,14 +199,15 @@ def test_the_failing_frame_holds_the_total():
 """
 
 
-def test_a_frame_local_read_by_name_refuses_only_a_rename(tmp_path: Path):
+def test_a_frame_local_a_test_reads_by_name_keeps_its_name(tmp_path: Path):
     files = {"pkg/__init__.py": "", "pkg/calc.py": SCALED, "tests/test_calc.py": BY_NAME_TEST}
     config = ApplyConfig(["dead-string-assign", "local-rename"], fraction=1.0, keywords=["msg"])
     report = apply_tree(make_tree(tmp_path / "src", files), tmp_path / "out", config)
     applied = {o.transform for o in report.outcomes if isinstance(o, Applied)}
-    reasons = {o.transform: o.reason for o in report.outcomes if isinstance(o, Skipped) and o.file == "pkg/calc.py"}
-    assert applied == {"dead-string-assign"}  # a new local beside `total` changes nothing the test reads
-    assert reasons["local-rename"].startswith("code-locals-read: tests/test_calc.py reads f_locals by name")
+    reasons = {o.reason for o in report.outcomes if isinstance(o, Skipped) and o.transform == "local-rename"}
+    assert applied == {"dead-string-assign", "local-rename"}  # the new local beside `total` is renamed
+    assert "frame local read by name: tests/test_calc.py reads f_locals['total']" in reasons
+    assert "    total = sum(values)\n" in (tmp_path / "out/pkg/calc.py").read_text()
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "out"), "PYTHONDONTWRITEBYTECODE": "1"}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_calc.py"]
     done = subprocess.run(command, cwd=tmp_path / "out", env=env, capture_output=True, text=True, timeout=120)
