@@ -56,9 +56,15 @@ def sources_read(tests: dict[str, bytes], every: list[str]) -> dict[str, str]:
             for module in modules_named(dotted, every):
                 found.setdefault(module, f"{rel} reads it ({how})")
         for suffix, how in _spelled_paths(tree, parents):
-            for module in (one for one in every if one == suffix or one.endswith("/" + suffix)):
+            if any(_ends_with(test, suffix) for test in tests):
+                continue  # pylint's TEST_DIRECTORY / "lint/__init__.py" is its tests' own package
+            for module in (one for one in every if _ends_with(one, suffix)):
                 found.setdefault(module, f"{rel} names its path ({how})")
     return found
+
+
+def _ends_with(rel: str, suffix: str) -> bool:
+    return rel == suffix or rel.endswith("/" + suffix)
 
 
 def _spelled_paths(tree: ast.Module, parents: dict[ast.AST, ast.AST]):

@@ -18,7 +18,14 @@ from repoanchor.perturb.source.source_reads import sources_read
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from tests.support.trees import make_tree
 
-EVERY = ["src/pkg/__init__.py", "src/pkg/mod.py", "src/pkg/data.py", "src/pkg/sub/__init__.py", "other/mod.py"]
+EVERY = [
+    "src/pkg/__init__.py",
+    "src/pkg/mod.py",
+    "src/pkg/data.py",
+    "src/pkg/sub/__init__.py",
+    "src/pkg/tests/test_x.py",  # a module of the tree that a test's own path could be mistaken for
+    "other/mod.py",
+]
 
 
 @pytest.mark.parametrize(
@@ -42,6 +49,7 @@ EVERY = ["src/pkg/__init__.py", "src/pkg/mod.py", "src/pkg/data.py", "src/pkg/su
         ("text = (ROOT / 'pkg/sub/__init__.py').read_text()\n", {"src/pkg/sub/__init__.py"}),
         ("text = (HERE / 'mod.py').read_text()\n", set()),  # a bare name: which module is not told
         ("text = (HERE / 'pkg' / 'other.py').read_text()\n", set()),  # no module of the tree
+        ("text = (HERE / 'tests' / 'test_x.py').read_text()\n", set()),  # a test file, not src/pkg/tests/...
         ("import inspect\nimport pkg.mod\ninspect.getsource(pkg.mod.function)\n", set()),  # a function, not a module
         ("import inspect, json\ninspect.getsource(json)\n", set()),  # not a module of the tree
         ("import pkg.mod\nsrc = loader.get_source(name)\n", set()),  # no name to follow
