@@ -26,15 +26,15 @@ def frame_refusal(
     """Why statement `node` of module `rel` must not go through a proxy, or None; `seen` keeps each file's verdict."""
     for dotted, folders in _imported(node, rel):
         for path in _files(dotted, folders):
-            if path not in seen:
-                seen[path] = (
-                    importer_frame_read(ctx.read(path).decode("utf-8", "replace")) if ctx.exists(path) else None
-                )
-            if seen[path]:
-                return (
-                    f"importer-frame: {path} reads its importer's frame at import ({seen[path]}); a proxy would be it"
-                )
+            if read := _frame_read(ctx, path, seen):
+                return f"importer-frame: {path} reads its importer's frame at import ({read}); a proxy would be it"
     return None
+
+
+def _frame_read(ctx: TreeContext, path: str, seen: dict[str, str | None]) -> str | None:
+    if path not in seen:
+        seen[path] = importer_frame_read(ctx.read(path).decode("utf-8", "replace")) if ctx.exists(path) else None
+    return seen[path]
 
 
 def _imported(node: cst.Import | cst.ImportFrom, rel: str) -> list[tuple[str, list[str]]]:
