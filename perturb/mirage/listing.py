@@ -21,7 +21,8 @@ so a hidden ``rules/L004_<words>.py`` was loaded as a rule and every import of s
 finds such folders: a module the project can import (below a package, or beside one: scripts in
 folders of their own are never imported) with a listing call that names a package folder of the tree by a path literal,
 relative to its own folder or one above it (beside ``__file__``), or by ``<dotted.package>.__path__``; a
-recursive listing (``walk``, ``**``) covers the folders below too.
+recursive listing (``walk``, ``**``) covers the folders below too. A call listing a package by its dotted name
+(werkzeug's ``find_modules("werkzeug.debug")``) lists its folder too (`dotted_listing.py`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
-from repoanchor.perturb.mirage.module_paths import dotted_expression
+from repoanchor.perturb.mirage.dotted_listing import dotted_listings
+from repoanchor.perturb.mirage.module_paths import dotted_expression, dotted_module
 from repoanchor.perturb.mirage.path_values import PathValues, folder_of_pattern
 from repoanchor.perturb.source.files import is_test_file, python_files
 from repoanchor.perturb.source.sourcefile import called_name
@@ -98,6 +100,7 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
     root_package = "__init__.py" in files  # the tree is itself a package (an app checked out alone): all of it
     module_folders = {posixpath.dirname(rel) for rel in files}  # astroid 2.x's `brain` has no __init__.py
     values = PathValues(root, files, packages)
+    by_name = {dotted_module(f"{package}/__init__.py", packages): package for package in packages if package}
     found: dict[str, tuple[str, bool]] = {}
     for rel in files:
         home = posixpath.dirname(rel)
@@ -109,6 +112,9 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
         if rel == "__init__.py" or rel.endswith("/__init__.py"):
             if own := lists_own_folder(data.decode("utf-8", "replace")):
                 found[home] = (found.get(home, (f"{rel} {own}",))[0], True)  # and every folder below it
+        for folder, recursive in dotted_listings(data, by_name).items():
+            why, deeper = found.get(folder, (f"{rel} lists it by its dotted name", False))
+            found[folder] = (why, deeper or recursive)
         if not any(call.encode() in data for call in LISTING_CALLS):
             continue
         if not _LISTING.search(text := data.decode("utf-8", "replace")):

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.mirage.listing import lists_own_folder
+from repoanchor.perturb.mirage.dotted_listing import dotted_listings
+from repoanchor.perturb.mirage.listing import listed_elsewhere, lists_own_folder
 from repoanchor.perturb.results import Applied, Skipped
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
 from tests.support.trees import make_tree
@@ -408,3 +409,56 @@ def test_a_package_walked_through_its_path_held_in_a_name_gets_no_new_module(tmp
     assert "a/core.py" in {o.file for o in report.outcomes if isinstance(o, Applied)}
     assert sorted(p.name for p in (tmp_path / "out" / "a" / "plugins").iterdir()) == ["__init__.py", "alpha.py"]
     assert _printed(tmp_path / "out", loaded) == "['alpha:x/y']\n"
+
+
+FIND_MODULES = """import pkgutil
+from importlib import import_module
+
+
+def find_modules(import_path, recursive=False):
+    package = import_module(import_path)
+    for _, name, ispkg in pkgutil.iter_modules(package.__path__, import_path + "."):
+        if not ispkg:
+            yield name
+"""
+TEST_FINDS_MODULES = """from pkg.utils import find_modules
+
+
+def test_find_modules():
+    assert list(find_modules("pkg.debug")) == ["pkg.debug.console", "pkg.debug.tbtools"]
+"""
+
+
+@pytest.mark.parametrize("transform", ["proxy-imports", "runtime-target-masking"])
+def test_a_package_a_test_lists_by_its_dotted_name_gets_no_new_module(tmp_path, transform):
+    """werkzeug 3.1's `test_find_modules` lists `werkzeug.debug` through `utils.find_modules("werkzeug.debug")`."""
+    files = {"src/pkg/__init__.py": "", "src/pkg/utils.py": FIND_MODULES, "src/pkg/debug/__init__.py": ""}
+    files |= {"src/pkg/debug/console.py": "import os\n\nSEP = os.sep\n", "src/pkg/debug/tbtools.py": "import sys\n"}
+    src = make_tree(tmp_path / "src", files | {"tests/test_utils.py": TEST_FINDS_MODULES})
+    assert listed_elsewhere(src) == {"src/pkg/debug": ("tests/test_utils.py lists it by its dotted name", False)}
+    report = apply_tree(src, tmp_path / "out", ApplyConfig([transform], seed=0, fraction=1.0, check_interpreters=False))
+    refused = {o.file: o.reason for o in report.outcomes if isinstance(o, Skipped) and "listed-package" in o.reason}
+    assert "src/pkg/debug/console.py" in refused
+    assert sorted(p.name for p in (tmp_path / "out/src/pkg/debug").iterdir()) == [
+        "__init__.py",
+        "console.py",
+        "tbtools.py",
+    ]
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "out/src"), "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_utils.py"]
+    done = subprocess.run(command, cwd=tmp_path / "out", env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("call", "listed"),
+    [
+        ("find_modules('pkg.debug')", {"pkg/debug": False}),
+        ("pkgutil.walk_packages('pkg.debug')", {"pkg/debug": True}),
+        ("load_plugins('pkg.debug', recursive=True)", {"pkg/debug": True}),
+        ("import_module('pkg.debug')", {}),  # imports it, lists nothing
+        ("find_modules('pkg.other')", {}),  # no package of the tree
+    ],
+)
+def test_which_calls_list_a_package_by_its_dotted_name(call: str, listed: dict[str, bool]):
+    assert dotted_listings(f"import pkgutil\nx = {call}\n".encode(), {"pkg": "pkg", "pkg.debug": "pkg/debug"}) == listed
