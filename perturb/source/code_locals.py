@@ -42,6 +42,7 @@ _NAME_BEFORE = re.compile(rb"(?:(['\"])(\w+)\1\s+)?\bin\s+" + _FRAME)
 name, where a literal gives it, is the match's second group."""
 ANY_LOCAL = "*"
 """`locals_named`'s key where a test reads a frame local by a name no literal gives."""
+_WHOLE = "<whole namespace>"  # not an identifier: no local read by name is called so
 _MAY_READ_LOCALS = (b"co_", b"code_info", b"show_code", b"f_locals", b"getargvalues", b"capture_locals")
 """Bytes every match of `READS_LOCALS` holds, looked for first: most test files hold none, and finding them is
 several times faster than the pattern's search."""
@@ -61,7 +62,7 @@ def locals_read(tests: dict[str, bytes]) -> tuple[str | None, dict[str, str]]:
             if match.group(1) != b"f_locals":
                 return f"{rel} reads {match.group(1).decode()}", named
             how = _frame_read(data, match)
-            if how == "whole":
+            if how == _WHOLE:
                 return f"{rel} reads f_locals", named
             if how is not None:
                 named.setdefault(how, f"{rel} reads f_locals[{how!r}]" if how != ANY_LOCAL else f"{rel} reads f_locals")
@@ -73,14 +74,14 @@ def _commented(data: bytes, at: int) -> bool:
 
 
 def _frame_read(data: bytes, match: re.Match) -> str | None:
-    """How ``.f_locals`` at `match` is read: "whole" (compared, counted, its keys), the one local's name (or
+    """How ``.f_locals`` at `match` is read: `_WHOLE` (compared, counted, its keys), the one local's name (or
     `ANY_LOCAL`), or None (the test's own frame; a display of its items, Django's debug-page filter;
     ``types.FrameType.f_locals``)."""
     before = max(0, match.start() - 120)
     if _OWN_FRAME.search(data, before, match.start()):
         return None
     if _WHOLE_AFTER.match(data, match.end()) or _WHOLE_BEFORE.search(data, before, match.start()):
-        return "whole"
+        return _WHOLE
     if found := _NAME_AFTER.match(data, match.end()) or _NAME_BEFORE.search(data, before, match.start()):
         return found.group(2).decode() if found.group(2) else ANY_LOCAL
     return None
