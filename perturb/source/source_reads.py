@@ -78,7 +78,7 @@ def _spelled_paths(tree: ast.Module, parents: dict[ast.AST, ast.AST]):
             parts = [part for text in _spelled_before(node, parents) for part in text.split("/")]
             parts = [part for part in parts + node.value.split("/") if part not in ("", ".", "..")]
             if len(parts) >= 2:
-                yield "/".join(parts), ast.unparse(parents[node])
+                yield "/".join(parts), _excerpt(parents[node])
 
 
 def _spelled_before(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> list[str]:
@@ -96,6 +96,11 @@ def _spelled_before(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> list
         cut = max((i for i, text in enumerate(texts) if text is None), default=-1)
         return texts[cut + 1 :]
     return []
+
+
+def _excerpt(node: ast.AST, limit: int = 100) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _text(node: ast.AST) -> str | None:
@@ -117,7 +122,7 @@ def _reads(tree: ast.Module, parents: dict[ast.AST, ast.AST]):
     modules = _imported_modules(tree)
     for node in ast.walk(tree):
         if (dotted := _file_of(node, modules)) and (use := _path_use(node, parents)):
-            yield dotted, f"uses {ast.unparse(use)}"
+            yield dotted, f"uses {_excerpt(use)}"
         if not isinstance(node, ast.Call):
             continue
         name, first = called_name(node), node.args[0] if node.args else None
