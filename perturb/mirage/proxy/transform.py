@@ -81,10 +81,7 @@ def _rewrite_module(
     sites, refusals = scan(module, place.relative)
     for where, reason in refusals:
         ctx.skip(rel, reason, where)
-    for site in list(sites):
-        if why := frame_refusal(ctx, rel, site.node, frame_readers):
-            ctx.skip(rel, why, site.where)
-            sites.remove(site)
+    sites = [site for site in sites if not _frame_refused(ctx, rel, site, frame_readers)]
     if not sites:
         ctx.skip(rel, "no candidate import: the module has no import statement that can be proxied")
         return
@@ -98,6 +95,12 @@ def _rewrite_module(
             rewrites[id(node)] = rewrite
             paths.append(path)
         ctx.write_module(rel, replace_nodes(module, rewrites, paths))
+
+
+def _frame_refused(ctx: TreeContext, rel: str, site: Site, frame_readers: dict) -> bool:
+    if why := frame_refusal(ctx, rel, site.node, frame_readers):
+        ctx.skip(rel, why, site.where)
+    return why is not None
 
 
 def _write_chains(ctx: TreeContext, rel: str, place: Placement, site: Site, depth: int, fanout: int, avoid):
