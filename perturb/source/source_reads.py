@@ -29,10 +29,6 @@ with a folder): the others are not parsed."""
 _HINT_BYTES = (b"source", b".__file__", b".py'", b'.py"')
 """Bytes every match of `HINT` holds, looked for first: 10x faster than the pattern alone (sympy's 679 test files)."""
 SOURCE_GETTERS = frozenset({"getsource", "getsourcelines", "findsource", "getsourcefile"})
-OPENERS = frozenset({"open", "getlines"})
-"""Called on a module's ``__file__`` they read it (``open``, ``io.open``, ``tokenize.open``, ``linecache.getlines``)."""
-PATH_READERS = frozenset({"read_text", "read_bytes", "open"})
-"""Called on ``Path(m.__file__)`` they read it; ``Path(m.__file__).parent`` only finds a folder."""
 SAME_PATH = frozenset({"abspath", "realpath", "normpath", "expanduser", "Path", "PurePath", "str", "fspath"})
 """Calls that give back the path they are given, spelled otherwise (``.resolve()``/``.absolute()`` too)."""
 FOLDER_OR_NAME = frozenset({"dirname", "split", "basename", "splitext", "exists", "isfile", "isdir"})
@@ -130,14 +126,6 @@ def _reads(tree: ast.Module, parents: dict[ast.AST, ast.AST]):
             yield first.value, f"get_source({first.value!r})"
         elif name in SOURCE_GETTERS and first and (dotted := _module_of(first, modules)):
             yield dotted, f"{name}({ast.unparse(first)})"
-        elif name in OPENERS and first and (dotted := _file_of(first, modules)):
-            yield dotted, f"{name}({ast.unparse(first)})"
-        elif (
-            name in PATH_READERS
-            and isinstance(node.func, ast.Attribute)
-            and (dotted := _path_file(node.func.value, modules))
-        ):
-            yield dotted, ast.unparse(node)
 
 
 def _imported_modules(tree: ast.Module) -> dict[str, str]:
@@ -196,10 +184,3 @@ def _same_path(held: ast.AST, user: ast.AST | None, parents: dict[ast.AST, ast.A
         and isinstance(call := parents.get(user), ast.Call)
         and call.func is user
     )
-
-
-def _path_file(node: ast.AST, modules: dict[str, str]) -> str | None:
-    """The module whose ``__file__`` `node` wraps as ``Path(m.__file__)`` (or ``PurePath``), or None."""
-    if isinstance(node, ast.Call) and called_name(node) in ("Path", "PurePath") and node.args:
-        return _file_of(node.args[0], modules)
-    return None
