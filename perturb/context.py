@@ -66,6 +66,9 @@ class FileContext:
     project: ProjectInfo = field(default_factory=ProjectInfo)
     skips: list[Skipped] = field(default_factory=list)
     changes: list[SiteRecord] = field(default_factory=list)
+    original: cst.Module | None = None
+    """The file's parse before the first pass over it, where earlier passes made `module` (None: `module` is it).
+    A check that must judge the code as written (dead-method's empty class bodies) reads it."""
     emission: FileEmission = field(default_factory=FileEmission)
     """The file's emissions and block line counts; every pass over one file shares it, so an unchanged
     statement is emitted once."""

@@ -145,6 +145,7 @@ def _run_passes(module, text, path, passes, seed, fraction, project, check_each,
     """`check_each`: None, or the oldest Python whose compile each applied pass's output must pass."""
     outcomes: list[Outcome] = []
     code: str | None = text
+    original = module
     for index, spec in enumerate(passes):
         transform = get_transform(spec.transform)
         ctx = FileContext(
@@ -154,6 +155,7 @@ def _run_passes(module, text, path, passes, seed, fraction, project, check_each,
             rng_for(seed, transform.id, path, str(index)),
             spec.keywords,
             project,
+            original=None if module is original else original,
             emission=emission,
             _code=code,
         )

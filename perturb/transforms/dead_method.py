@@ -7,7 +7,8 @@ no global; nothing calls it, so only code that enumerates or probes members coul
 keyword (``match``, ``case``, ``type``, ``_``), not ``__``-prefixed (dunders are protocol hooks,
 others get mangled), not ``test``-prefixed (pytest/unittest would run it). A class is refused if:
 
-- [empty body] its body is only ``pass``/``...``/docstring: a marker or exception class;
+- [empty body] its body is only ``pass``/``...``/docstring as written (an earlier pass of a stack may have
+  added a dead statement): a marker or exception class, or a shell filled at run time;
 - [options class] a ``Meta`` or ``Config`` class in another class's body: frameworks read its attributes as
   the outer class's options (Django's model ``Options`` raises TypeError on any it does not know, so every
   import of the model fails);
@@ -44,6 +45,7 @@ from repoanchor.perturb.class_lineage import Lineage
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.sites import Site, SiteCollector, SiteRewrite, SiteTransform
 from repoanchor.perturb.speed.codegen import code_for_node
+from repoanchor.perturb.traversal.walk import walk
 
 OPTIONS_CLASSES = frozenset({"Meta", "Config"})
 SAFE_DECORATORS = frozenset({"dataclass", "total_ordering", "final", "define", "frozen", "s", "attrs"})
@@ -70,6 +72,40 @@ def _placeholder_only(cls: cst.ClassDef) -> bool:
     return all(m.matches(s, PLACEHOLDER) for s in smalls)
 
 
+class _Classes(cst.CSTVisitor):
+    WALK = "statements"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[cst.ClassDef] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.found.append(node)
+        return True
+
+
+def _classes(module: cst.Module) -> list[cst.ClassDef]:
+    """Every class of the module, in the order of the source."""
+    visitor = _Classes()
+    walk(visitor, module)
+    return visitor.found
+
+
+def _empty_as_written(ctx: FileContext, module: cst.Module) -> set[int]:
+    """ids of `module`'s classes whose body was only placeholders before the earlier passes over the file: in a
+    stack, dead-code's or dead-string-assign's statement in such a body must not make a marker or a shell filled
+    at run time (SQLAlchemy's `as_interface`, whose test lists the shell's public names) look like a class.
+    No pass adds or drops a class, so the n-th class is the n-th as written; where the counts differ (a loop
+    unrolled around a class), a class is matched by name."""
+    if ctx.original is None:
+        return set()
+    before, now = _classes(ctx.original), _classes(module)
+    if len(before) == len(now):
+        return {id(cls) for cls, was in zip(now, before, strict=True) if _placeholder_only(was)}
+    names = {cls.name.value for cls in before if _placeholder_only(cls)}
+    return {id(cls) for cls in now if cls.name.value in names}
+
+
 def _decorator_problem(cls: cst.ClassDef) -> str | None:
     for decorator in cls.decorators:
         target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
@@ -86,10 +122,12 @@ class _Collector(SiteCollector, Lineage):
         SiteCollector.__init__(self)
         Lineage.__init__(self, module, ctx)
         self.words = words
+        self.empty_as_written = _empty_as_written(ctx, module)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         super().visit_ClassDef(node)
-        members, problem = set(), "empty body: only pass, ... or a docstring" if _placeholder_only(node) else None
+        empty = _placeholder_only(node) or id(node) in self.empty_as_written
+        members, problem = set(), "empty body: only pass, ... or a docstring" if empty else None
         problem = problem or _decorator_problem(node) or self._options_problem(node)
         if problem is None:
             members, problem = self.lineage_of(node)

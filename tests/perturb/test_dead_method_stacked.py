@@ -57,3 +57,53 @@ def test_members_read_through_class_level_blocks():
     members = members_of(cst.parse_module(body).body[0])
     assert {"get", "alt", "put", "err", "size", "other", "k", "c", "w", "z", "limit", "cond", "y"} <= members
     assert not {"probe", "x", "v", "self"} & members  # words inside a method's body are not members
+
+
+SHELL = '''def as_interface(obj):
+    class Shell:
+        """A callable-holding shell."""
+
+    for name, impl in obj.items():
+        setattr(Shell, name, staticmethod(impl))
+    return Shell
+
+
+class Full:
+    def get(self):
+        return 1
+'''
+
+
+@pytest.mark.parametrize(
+    "before", [["dead-code"], ["if-true-wrap", "dead-code"], ["dead-code", "try-reraise-wrap", "dead-string-assign"]]
+)
+def test_a_class_empty_as_written_stays_refused_after_earlier_passes_filled_it(before):
+    """SQLAlchemy 2.1.9's all-14 stack: dead-code had put a dead `if` in `as_interface`'s docstring-only shell,
+    dead-method then saw a body and added a public method, which `test_dict` found among the shell's names."""
+    passes = [*(PassSpec(name, ("probe",)) for name in before), PassSpec("dead-method", ("probe",))]
+    result = transform_source(SHELL.encode(), "m.py", passes, seed=0, fraction=1.0)
+    output = result.new_source.decode()
+    shell = output[output.index("class Shell") : output.index("for name")]
+    assert "if " in shell, "dead-code left the shell as written: nothing to show"
+    assert "def probe" not in shell
+    assert "def probe" in output[output.index("class Full") :]  # the class with a body still gets its method
+    skips = [o.reason for o in result.outcomes if getattr(o, "transform", "") == "dead-method" and hasattr(o, "reason")]
+    assert any(reason.startswith("empty body") for reason in skips), skips
+    namespace: dict = {}
+    exec(compile(output, "m.py", "exec"), namespace)
+    made = namespace["as_interface"]({"foo": len})
+    assert {name for name in dir(made) if not name.startswith("_")} == {"foo"}
+
+
+def test_a_class_copied_by_an_earlier_pass_is_matched_by_name():
+    """while-unroll copies a loop's body, class and all: the classes no longer pair one to one with the file as
+    written, and each copy of a class empty as written is refused by its name."""
+    source = 'def f(n):\n    while n > 0:\n        class Marker:\n            """A marker."""\n        n -= 1\n'
+    passes = [PassSpec("while-unroll"), PassSpec("dead-code"), PassSpec("dead-method", ("probe",))]
+    result = transform_source(source.encode(), "m.py", passes, seed=0, fraction=1.0)
+    output = result.new_source.decode()
+    assert output.count("class Marker") == 2, output
+    assert output.count("if ") >= 2, output
+    assert "def probe" not in output
+    reasons = [getattr(o, "reason", "") for o in result.outcomes if o.transform == "dead-method"]
+    assert reasons.count("empty body: only pass, ... or a docstring") == 2, reasons
