@@ -57,8 +57,8 @@ def run_file_passes(
     Returns each parsed file's result and how many files were parsed. A result keeps its final tree
     (`FileResult.module`) only for a file in `keep_trees` transformed in this process. `check`: see
     `engine.transform_source`."""
-    jobs = [job for rel in files if (job := _job_for(src, rel, passes, selection, config, project, check))]
-    results = _run_jobs(jobs, config.workers, progress, keep_trees)
+    jobs = [job for rel in files if (job := _job_for(src, rel, passes, selection, config, check))]
+    results = _run_jobs(jobs, project, config.workers, progress, keep_trees)
     for result in results:
         if result.new_source is not None:
             _write_inside(out, result.path, result.new_source)
@@ -72,7 +72,6 @@ class _Job:
     passes: list[PassSpec]
     seed: int | str
     fraction: float
-    project: ProjectInfo
     keep_tree: bool = False
     check: OutputCheck = "grammar"
 
@@ -83,7 +82,6 @@ def _job_for(
     passes: list[str],
     selection: dict[str, set[str]],
     config: ApplyConfig,
-    project: ProjectInfo,
     check: OutputCheck = "grammar",
 ) -> _Job | None:
     chosen = [
@@ -93,7 +91,7 @@ def _job_for(
     ]
     if not chosen:
         return None
-    return _Job(rel, (src / rel).read_bytes(), chosen, config.seed, config.fraction, project, check=check)
+    return _Job(rel, (src / rel).read_bytes(), chosen, config.seed, config.fraction, check=check)
 
 
 def grammar_replay(
@@ -112,14 +110,28 @@ def grammar_replay(
 
     def replay(rels: list[str]) -> dict[str, tuple[list[Outcome], FileResult]]:
         chosen = [rel for rel in rels if rel in outcomes]
-        jobs = [job for rel in chosen if (job := _job_for(src, rel, passes, selection, config, project, "grammar"))]
-        replayed = _run_jobs(jobs, config.workers, None, frozenset())
+        jobs = [job for rel in chosen if (job := _job_for(src, rel, passes, selection, config, "grammar"))]
+        replayed = _run_jobs(jobs, project, config.workers, None, frozenset())
         return {result.path: (outcomes[result.path], result) for result in replayed}
 
     return replay
 
 
-def _run_job(job: _Job) -> FileResult:
+_worker_project: ProjectInfo | None = None
+"""The ProjectInfo of the jobs a worker process runs: sent once per worker (`_hold_project`), not with each
+batch of jobs (sympy's class index takes 38 ms to unpickle, and `map` sends 55 batches)."""
+
+
+def _hold_project(project: ProjectInfo) -> None:
+    global _worker_project
+    _worker_project = project
+
+
+def _run_pooled_job(job: _Job) -> FileResult:
+    return _run_job(job, _worker_project)
+
+
+def _run_job(job: _Job, project: ProjectInfo) -> FileResult:
     return run_with_big_stack(
         transform_source,
         job.source,
@@ -127,22 +139,24 @@ def _run_job(job: _Job) -> FileResult:
         job.passes,
         seed=job.seed,
         fraction=job.fraction,
-        project=job.project,
+        project=project,
         keep_tree=job.keep_tree,
         check=job.check,
     )
 
 
-def _run_jobs(jobs: list[_Job], workers: int, progress, keep_trees: frozenset[str]) -> list[FileResult]:
+def _run_jobs(
+    jobs: list[_Job], project: ProjectInfo, workers: int, progress, keep_trees: frozenset[str]
+) -> list[FileResult]:
     """In a worker process a result never keeps its tree, which would cost more to send than to parse again."""
     workers = workers or os.cpu_count() or 1
     results: list[FileResult] = []
     if workers == 1 or len(jobs) < 4:
-        iterator = (_run_job(replace(job, keep_tree=job.path in keep_trees)) for job in jobs)
+        iterator = (_run_job(replace(job, keep_tree=job.path in keep_trees), project) for job in jobs)
         pool = None
     else:
-        pool = ProcessPoolExecutor(max_workers=workers)
-        iterator = pool.map(_run_job, jobs, chunksize=max(1, min(16, len(jobs) // (workers * 8))))
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_hold_project, initargs=(project,))
+        iterator = pool.map(_run_pooled_job, jobs, chunksize=max(1, min(16, len(jobs) // (workers * 8))))
     try:
         for result in iterator:
             results.append(result)

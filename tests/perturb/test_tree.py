@@ -201,3 +201,28 @@ def test_a_deeply_nested_file_still_counts_in_the_enumeration_index(tmp_path: Pa
 )
 def test_test_files_by_name(rel: str, test: bool):
     assert is_test_file(rel) is test
+
+
+def test_worker_processes_judge_with_the_whole_projects_class_index(tmp_path: Path):
+    """The pool's workers get the tree's ProjectInfo once each (not with every batch of jobs): dead-method there
+    knows a base defined in another module, and refuses a class whose base a third module enumerates, exactly as
+    one process does."""
+    pkg = tmp_path / "src" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "shapes.py").write_text("class Shape:\n    def get(self):\n        return 1\n")
+    (pkg / "listed.py").write_text("class Listed:\n    def put(self):\n        return 2\n")
+    (pkg / "walker.py").write_text("from pkg.listed import Listed\n\n\ndef names():\n    return dir(Listed)\n")
+    for index in range(6):
+        body = f"class Child{index}(Shape):\n    def go(self):\n        return {index}\n\n\n"
+        body += f"class Other{index}(Listed):\n    def go(self):\n        return {index}\n"
+        (pkg / f"mod{index}.py").write_text(f"from pkg.shapes import Shape\nfrom pkg.listed import Listed\n\n\n{body}")
+    config = {"transforms": ["dead-method"], "fraction": 1.0, "seed": 3}
+    config["transform_keywords"] = {"dead-method": ["probe"]}
+    reports = {w: apply_tree(tmp_path / "src", tmp_path / f"out{w}", ApplyConfig(**config, workers=w)) for w in (1, 2)}
+    assert _snapshot(tmp_path / "out1") == _snapshot(tmp_path / "out2")
+    assert reports[1].outcomes == reports[2].outcomes
+    child = (tmp_path / "out2" / "pkg" / "mod0.py").read_text()
+    assert child.count("def probe") == 1, child  # Child0 (its base known from the index), not Other0
+    reasons = {o.reason for o in reports[2].outcomes if isinstance(o, Skipped) and o.where.startswith("Other")}
+    assert any(reason.startswith("enumerated: the members of Listed") for reason in reasons), reasons
