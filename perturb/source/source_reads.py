@@ -64,17 +64,26 @@ def _ends_with(rel: str, suffix: str) -> bool:
 
 
 def _spelled_paths(tree: ast.Module, parents: dict[ast.AST, ast.AST]):
-    """(path suffix, how) for each path to a ``.py`` file that `tree` spells with a folder and makes or opens:
-    ``open("pkg/mod.py")``, ``Path(__file__).parents[1] / "pkg" / "mod.py"``, ``os.path.join(HERE, "..", "pkg",
-    "mod.py")``. A bare file name (``"models.py"``) does not tell which module it is, and a path listed among others
-    (sympy's runtests.py lists modules its doctests skip) is a name, not a read."""
+    """(path suffix, how) for each path to a ``.py`` file that `tree` spells with a folder and makes, opens or holds
+    in a name: ``open("pkg/mod.py")``, ``Path(__file__).parents[1] / "pkg" / "mod.py"``, ``os.path.join(HERE, "..",
+    "pkg", "mod.py")``, ``MODULE = "src/pkg/mod.py"``. A bare file name (``"models.py"``) does not tell which module
+    it is, and a path listed among others (sympy's runtests.py lists modules its doctests skip) is a name, not a
+    read."""
     for node in ast.walk(tree):
-        made = isinstance(parents.get(node), (ast.Call, ast.BinOp))  # a path made or opened, not a name in a list
+        made = _made_or_held(node, parents.get(node))
         if made and isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(".py"):
             parts = [part for text in _spelled_before(node, parents) for part in text.split("/")]
             parts = [part for part in parts + node.value.split("/") if part not in ("", ".", "..")]
             if len(parts) >= 2:
                 yield "/".join(parts), _excerpt(parents[node])
+
+
+def _made_or_held(node: ast.AST, user: ast.AST | None) -> bool:
+    """A path made or opened (a call's argument, a `/` operand), or held in a name (``MODULE = "pkg/mod.py"``, opened
+    elsewhere): not one listed among others."""
+    if isinstance(user, (ast.Call, ast.BinOp)):
+        return True
+    return isinstance(user, (ast.Assign, ast.AnnAssign)) and user.value is node
 
 
 def _spelled_before(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> list[str]:

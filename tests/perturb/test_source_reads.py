@@ -48,6 +48,9 @@ EVERY = [
         ("text = open('src/pkg/mod.py').read()\n", {"src/pkg/mod.py"}),
         ("text = (ROOT / 'pkg/sub/__init__.py').read_text()\n", {"src/pkg/sub/__init__.py"}),
         ("text = (HERE / 'mod.py').read_text()\n", set()),  # a bare name: which module is not told
+        ("MODULE = 'src/pkg/mod.py'\ntext = open(os.path.join(ROOT, MODULE)).read()\n", {"src/pkg/mod.py"}),
+        ("MODULE: str = 'pkg/data.py'\n", {"src/pkg/data.py"}),  # held in a name: what reads it is unseen
+        ("SKIP = ['pkg/mod.py', 'pkg/data.py']\n", set()),  # listed among others: names, not reads
         ("text = (HERE / 'pkg' / 'other.py').read_text()\n", set()),  # no module of the tree
         ("text = (HERE / 'tests' / 'test_x.py').read_text()\n", set()),  # a test file, not src/pkg/tests/...
         ("import inspect\nimport pkg.mod\ninspect.getsource(pkg.mod.function)\n", set()),  # a function, not a module
