@@ -3,13 +3,12 @@ eligible file of a real project, the project's own tests run on both trees, ever
 
 One variant per transform (and per stack: the 14 SPTs, all 17), each compared with a baseline run `repeat`
 times (tests whose outcome varies there are flaky and left out). A changed test is listed with the sites
-rewritten in the project files its test module imports, the likely place of the break. Every variant's row
+rewritten near it (`near_sites.py`: those its code names first), the likely place of the break. Every variant's row
 is a file under OUT/rows/, written when it is done: a rerun skips what is there, so a killed check resumes.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import shutil
@@ -17,12 +16,13 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from repoanchor.perturb.atomic import write_atomic
 from repoanchor.perturb.results import Applied
 from repoanchor.perturb.transforms import REPOMIRAGE_IDS, SPT_IDS, get_transform_class
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
+from repoanchor.perturb.validation.near_sites import sites_near
 from repoanchor.perturb.validation.validate import Baseline, junit_command, run_baseline, validate
 
 STACKS = {"all-14-spt": list(SPT_IDS), "all-17": [*SPT_IDS, *REPOMIRAGE_IDS]}
@@ -132,7 +132,7 @@ def _check_one(src, tree, name, passes, test_cmd, baseline, timeout, keywords, r
     row.apply_seconds = round(applied_at - started, 2)
     row.test_seconds = round(float(checked.durations.get("variant") or 0.0), 2)
     for changes, listed in ((checked.changed, row.changed_tests), (checked.unconfirmed, row.unconfirmed_tests)):
-        listed += [{**change, "sites": _sites_near(src, change["test"], applied)} for change in changes]
+        listed += [{**change, "sites": sites_near(src, change["test"], applied)} for change in changes]
     shutil.rmtree(tree, ignore_errors=True)
     row.seconds = round(time.monotonic() - started, 2)
     return row
@@ -151,46 +151,6 @@ def renumbered(missing: list[str], added: list[str]) -> int:
 
 
 _DIGITS = re.compile(r"\d+")
-
-
-def _sites_near(src: Path, test_id: str, applied: list[Applied]) -> list[dict]:
-    """The rewritten sites in the project files the test's module imports (by module path)."""
-    test_file = _test_file(src, test_id)
-    imported = _imported_modules(test_file) if test_file else set()
-    near = []
-    for outcome in applied:
-        module = ".".join(PurePosixPath(outcome.file).with_suffix("").parts).removesuffix(".__init__")
-        if any(module == name or module.endswith(f".{name}") or name.endswith(f".{module}") for name in imported):
-            near += [{"file": outcome.file, **asdict(site)} for site in outcome.sites]
-    return near[:50]
-
-
-def _test_file(src: Path, test_id: str) -> Path | None:
-    """The file of a junit test id: `tests/test_x.py::name`, or pytest's dotted class name `tests.test_x.TestY`."""
-    head = test_id.split("::")[0]
-    if head.endswith(".py"):
-        return src / head if (src / head).is_file() else None
-    parts = head.split(".")
-    for end in range(len(parts), 0, -1):  # drop class names from the right until a file is found
-        candidate = src.joinpath(*parts[:end]).with_suffix(".py")
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def _imported_modules(path: Path) -> set[str]:
-    try:
-        tree = ast.parse(path.read_bytes())
-    except (OSError, SyntaxError, ValueError):
-        return set()
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return names
 
 
 COLUMNS = (
