@@ -47,6 +47,8 @@ class ProjectInfo:
     locals_named: dict[str, str] = field(default_factory=dict)
     """{local name: which test file reads it from a frame by that name} (`source/code_locals.py`; key "*": by a
     name no literal gives): local-rename leaves such locals alone."""
+    absent_words: frozenset[str] = frozenset()
+    """Words a test expects absent from some output (`source/absent_words.py`): no generated name holds one."""
     sources_read: dict[str, str] = field(default_factory=dict)
     """{rel: why} of the modules whose whole text a test reads (`source/source_reads.py`): no transform rewrites
     their text (masking keeps it in the hidden twin)."""

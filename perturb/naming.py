@@ -8,6 +8,7 @@ seeds share no generated identifier by construction of the draw, and nothing lik
 from __future__ import annotations
 
 import builtins
+import functools
 import keyword
 import random
 import re
@@ -63,16 +64,33 @@ def is_safe_identifier(name: str) -> bool:
     return name.isidentifier() and name not in RESERVED and not keyword.iskeyword(name)
 
 
-def fresh_name(rng: random.Random, taken: set[str], *, private: bool = False) -> str:
+def fresh_name(
+    rng: random.Random, taken: set[str], *, private: bool = False, avoid: frozenset[str] = frozenset()
+) -> str:
     """Draw ``adjective_noun_noun`` plus two digits (e.g. ``pending_cursor_slot42``) until free; claim it.
 
     About 90 million combinations: a repository-scale variant binds a few hundred names, so two
     seeds sharing even one generated name is a one-in-hundreds event, not a routine marker.
+    `avoid`: words no part of the name may hold (`ProjectInfo.absent_words`: a test expects them absent from
+    output that may show the code).
     """
     prefix = "_" if private else ""
+    adjectives, nouns = vocabulary(avoid)
     for _ in range(1000):
-        name = f"{prefix}{rng.choice(ADJECTIVES)}_{rng.choice(NOUNS)}_{rng.choice(NOUNS)}{rng.randrange(10, 100)}"
+        name = f"{prefix}{rng.choice(adjectives)}_{rng.choice(nouns)}_{rng.choice(nouns)}{rng.randrange(10, 100)}"
         if name not in taken and is_safe_identifier(name):
             taken.add(name)
             return name
     raise RuntimeError("could not draw a fresh identifier in 1000 attempts")
+
+
+@functools.lru_cache(maxsize=8)
+def vocabulary(avoid: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The adjectives and nouns that hold none of the `avoid` words. A word held by most of a list (none of three
+    letters or more is) is not avoided in it: a draw from a handful of words would repeat names across seeds."""
+    return _without(ADJECTIVES, avoid), _without(NOUNS, avoid)
+
+
+def _without(words: tuple[str, ...], avoid: frozenset[str]) -> tuple[str, ...]:
+    kept = [word for word in words if not any(bad in word for bad in avoid)]
+    return tuple(kept) if len(kept) * 2 >= len(words) else words

@@ -15,7 +15,7 @@ Decisions, for layouts seen in real projects:
   dependencies) and `requests/packages.py` (a compatibility shim) are the project's own code and are
   kept; a vendored copy under another folder name (old `requests/packages/urllib3`, a bundled `six.py`)
   is caught only by its header marker, unless it is the project's own top-level module named after the
-  project (six's `six.py`: `source/distribution.py` reads the name from its metadata).
+  project (six's `six.py`: `source/metadata_files.py` reads the name from its metadata).
 - A Sphinx `conf.py` outside packages is a build script in a `doc/` or `docs/` folder, or wherever its
   header is sphinx-quickstart's (six keeps it in `documentation/`).
 - Generated files (`_version.py` of setuptools_scm or versioneer) are recognised by their header,
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from repoanchor.perturb.source.distribution import is_the_project_module
+from repoanchor.perturb.source.metadata_files import is_the_project_module
 
 BUILD_SCRIPTS = frozenset({"setup.py", "noxfile.py", "fabfile.py", "versioneer.py", "pavement.py"})
 IN_PACKAGE_BUILD_SCRIPT = "setup_package.py"

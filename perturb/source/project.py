@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from repoanchor.perturb.context import ProjectInfo
+from repoanchor.perturb.source.absent_words import absent_words
 from repoanchor.perturb.source.code_locals import locals_read
 from repoanchor.perturb.source.files import python_files, read_test_files
 from repoanchor.perturb.source.pythons import min_python
@@ -216,6 +217,7 @@ def project_info(
     info.rewritten_asserts = rewritten_modules(root, every)
     info.locals_read, info.locals_named = locals_read(tests)
     info.sources_read = sources_read(tests, every)
+    info.absent_words = absent_words(tests)
     if index_classes:
         info.class_members, info.class_bases, enumerated = class_index(root, files, workers)
         info.enumerated = enumerated | enumeration_index(root, files, every, workers)

@@ -38,12 +38,12 @@ from repoanchor.perturb.transforms._blocks import BlockTransform
 from repoanchor.perturb.transforms._predicates import opaque
 
 
-def _dead_statement(rng: random.Random, taken: set[str]) -> cst.If:
-    name = fresh_name(rng, taken)
+def _dead_statement(rng: random.Random, taken: set[str], avoid: frozenset[str]) -> cst.If:
+    name = fresh_name(rng, taken, avoid=avoid)
     value = cst.Integer(str(rng.randint(0, 99)))
     shape = rng.randrange(3)
     if shape == 2:
-        targets = [cst.AssignTarget(cst.Name(name)), cst.AssignTarget(cst.Name(fresh_name(rng, taken)))]
+        targets = [cst.AssignTarget(cst.Name(name)), cst.AssignTarget(cst.Name(fresh_name(rng, taken, avoid=avoid)))]
         lines = [cst.Assign(targets, value)]
     else:
         lines = [cst.Assign([cst.AssignTarget(cst.Name(name))], value)]
@@ -58,7 +58,7 @@ def _inserter(ctx: FileContext):
 
     def insert(site: Site, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         keep = docstring_count(updated.body)
-        dead = _dead_statement(ctx.rng, taken)
+        dead = _dead_statement(ctx.rng, taken, ctx.project.absent_words)
         rest = list(updated.body[keep:])
         if rest:  # comments and blank lines above the first statement now sit above the dead one
             dead = dead.with_changes(leading_lines=rest[0].leading_lines)

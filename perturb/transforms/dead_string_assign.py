@@ -135,7 +135,7 @@ class _Inserter:
         self.ctx, self.encoding, self.taken = ctx, encoding, identifiers_in(ctx.code)
 
     def _assign(self) -> cst.Assign:
-        name = fresh_name(self.ctx.rng, self.taken)
+        name = fresh_name(self.ctx.rng, self.taken, avoid=self.ctx.project.absent_words)
         value = string_literal(self.ctx.rng.choice(self.ctx.keywords), self.encoding)
         return cst.Assign([cst.AssignTarget(cst.Name(name))], cst.SimpleString(value))
 

@@ -215,7 +215,7 @@ class _Rewrite:
         self.taken = identifiers_in(ctx.code)
 
     def _name(self) -> str:
-        return fresh_name(self.ctx.rng, self.taken, private=True)
+        return fresh_name(self.ctx.rng, self.taken, private=True, avoid=self.ctx.project.absent_words)
 
     def __call__(self, site: Site, original: cst.For, updated: cst.For) -> cst.FlattenSentinel:
         it, item = self._name(), self._name()

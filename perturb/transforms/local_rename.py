@@ -137,7 +137,7 @@ class LocalRename:
     def apply(self, module: cst.Module, sites: Sequence[Site], ctx: FileContext) -> cst.Module:
         taken, rewrites = identifiers_in(ctx.code), {}
         for site in sites:
-            new_name = fresh_name(ctx.rng, taken)
+            new_name = fresh_name(ctx.rng, taken, avoid=ctx.project.absent_words)
             for target in site.data["targets"]:
                 rewrites[id(target)] = partial(_rename, new_name, site if target is site.node else None, ctx)
         targets = [target for site in sites for target in site.data["targets"]]
