@@ -17,7 +17,7 @@ import libcst.matchers as m
 from repoanchor.perturb.bindings import bound_names, dotted_name, import_origins, stdlib_object
 from repoanchor.perturb.context import FileContext
 from repoanchor.perturb.naming import identifiers_in
-from repoanchor.perturb.source.project import enumerated_classes, may_enumerate
+from repoanchor.perturb.source.enumerations import enumerated_classes, may_enumerate
 from repoanchor.perturb.speed.codegen import code_for_node
 from repoanchor.perturb.traversal.walk import walk
 

@@ -1,4 +1,4 @@
-"""Whole-project facts a file-local transformation needs: supported Pythons (`pythons.py`), a class index."""
+"""Whole-project facts a file-local transformation needs: supported Pythons (`metadata_files.py`), a class index."""
 
 from __future__ import annotations
 
@@ -11,26 +11,22 @@ from pathlib import Path
 from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.source.absent_words import absent_words
 from repoanchor.perturb.source.code_locals import locals_read
+from repoanchor.perturb.source.enumerations import (
+    enumerated_classes,
+    enumeration_index,
+    instance_classes,
+    last_name,
+    may_enumerate,
+    parsed_files,
+)
 from repoanchor.perturb.source.files import python_files, read_test_files
-from repoanchor.perturb.source.pythons import min_python
+from repoanchor.perturb.source.metadata_files import min_python
 from repoanchor.perturb.source.quoted_frames import test_quotes
 from repoanchor.perturb.source.rewritten_asserts import rewritten_modules
 from repoanchor.perturb.source.source_reads import sources_read
-from repoanchor.perturb.source.sourcefile import parsed_quietly
 from repoanchor.perturb.source.unparsed import unparsed_here
 from repoanchor.perturb.speed.bigstack import map_chunks
 from repoanchor.perturb.speed.gcpause import cyclic_gc_deferred
-
-
-def _parsed(root: Path, files: list[str], wanted=lambda source: True):
-    """(source, ast) of each file that `wanted(source)` and that parses; the others are reported as skipped
-    by the engine where it matters."""
-    for rel in files:
-        source = (root / rel).read_bytes()
-        if not wanted(source):
-            continue
-        if (tree := parsed_quietly(source)) is not None:
-            yield source, tree
 
 
 def class_index(
@@ -57,12 +53,12 @@ def _class_index_part(files: list[str], root: Path) -> tuple[dict[str, set[str]]
     bases: dict[str, list[str]] = {}
     enumerated: set[str] = set()
     with cyclic_gc_deferred():  # `ast` trees hold no cycles
-        for source, tree in _parsed(root, files, lambda source: may_define_class(source) or may_enumerate(source)):
+        for source, tree in parsed_files(root, files, lambda source: may_define_class(source) or may_enumerate(source)):
             enumerated |= enumerated_classes(tree) if may_enumerate(source) else set()
             for node in class_defs(tree):
                 members.setdefault(node.name, set()).update(_body_names(node.body))
                 known = bases.setdefault(node.name, [])
-                known.extend(b for b in (_last_name(e) for e in node.bases) if b and b not in known)
+                known.extend(b for b in (last_name(e) for e in node.bases) if b and b not in known)
     return members, bases, enumerated
 
 
@@ -98,29 +94,6 @@ def _body_names(body: list[ast.stmt]) -> set[str]:
     return names
 
 
-def _last_name(expr: ast.expr) -> str | None:
-    if isinstance(expr, ast.Subscript):
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    return None
-
-
-ENUMERATORS = frozenset({"dir", "vars", "getmembers", "getmembers_static"})
-"""Calls that list an object's members (builtins and `inspect`'s); `X.__dict__` is the other way."""
-_ENUMERATION_WORDS = re.compile(rb"\b(?:%s)\b|__dict__" % b"|".join(n.encode() for n in sorted(ENUMERATORS)))
-
-
-def may_enumerate(source: bytes | str) -> bool:
-    """False only when no code in `source` can list members: it spells none of `ENUMERATORS` as a word nor
-    `__dict__`, so `enumerated_classes` would find nothing (most files: they need no parse and no walk).
-    Non-ASCII text is always read: identifiers are NFKC-normalised, so other characters can spell `dir`."""
-    data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
-    return not data.isascii() or _ENUMERATION_WORDS.search(data) is not None
-
-
 _CLASS_LINE = re.compile(rb"(?:^|\r)[ \t\f]*class\b", re.MULTILINE)
 
 
@@ -129,79 +102,6 @@ def may_define_class(source: bytes) -> bool:
     indentation, which may hold form feeds), so no line starts with the word `class` (about a third of sympy's
     modules: they need no parse). Non-ASCII text is always read, as for `may_enumerate`."""
     return not source.isascii() or _CLASS_LINE.search(source) is not None
-
-
-class _Enumerations(ast.NodeVisitor):
-    """Names of the classes whose members are listed: `dir(C)`, `vars(obj)` with `obj = C(...)` in the same
-    function, `self.__dict__`/`dir(type(self))` in C's own methods, `inspect.getmembers(C)`..."""
-
-    def __init__(self) -> None:
-        self.found: set[str] = set()
-        self.classes: list[str] = []
-        self.instances: list[dict[str, str]] = [{}]
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.classes.append(node.name)
-        self.generic_visit(node)
-        self.classes.pop()
-
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self.instances.append({})
-        self.generic_visit(node)
-        self.instances.pop()
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        made = _last_name(node.value.func) if isinstance(node.value, ast.Call) else None
-        for target in node.targets:
-            if made and isinstance(target, ast.Name):
-                self.instances[-1][target.id] = made
-        self.generic_visit(node)
-
-    def visit_Call(self, node: ast.Call) -> None:
-        if _last_name(node.func) in ENUMERATORS and node.args:
-            self._listed(node.args[0])
-        self.generic_visit(node)
-
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr == "__dict__":
-            self._listed(node.value)
-        self.generic_visit(node)
-
-    def _listed(self, expr: ast.expr) -> None:
-        own = self.classes[-1] if self.classes else None
-        if isinstance(expr, ast.Call) and _last_name(expr.func) == "type":  # type(self)
-            expr = expr.args[0] if expr.args else expr
-        if isinstance(expr, ast.Attribute) and expr.attr == "__class__":  # self.__class__
-            expr = expr.value
-        if isinstance(expr, ast.Name) and expr.id in ("self", "cls") and own:
-            self.found.add(own)
-        elif isinstance(expr, ast.Name):
-            self.found.add(self.instances[-1].get(expr.id, expr.id))
-        elif (name := _last_name(expr)) is not None:
-            self.found.add(name)
-
-
-def enumerated_classes(tree: ast.AST) -> set[str]:
-    """The classes whose members code in `tree` lists (see `_Enumerations`); a generic helper's `vars(obj)`
-    on an unknown object names no class (an accepted risk: it could be any)."""
-    visitor = _Enumerations()
-    visitor.visit(tree)
-    return visitor.found
-
-
-def enumeration_index(root: Path, indexed: list[str], every: list[str], workers: int = 1) -> set[str]:
-    """`enumerated_classes` over the tree's other Python files (`every`: tests included, a test may walk a class);
-    `indexed` were already read by `class_index`."""
-    others = sorted(set(every) - set(indexed))
-    others = [rel for rel in others if may_enumerate((root / rel).read_bytes())]
-    return set().union(*map_chunks(_enumerations_in, others, workers, root))
-
-
-def _enumerations_in(files: list[str], root: Path) -> set[str]:
-    with cyclic_gc_deferred():
-        return set().union(*(enumerated_classes(tree) for _, tree in _parsed(root, files)))
 
 
 def project_info(
@@ -220,6 +120,6 @@ def project_info(
     info.absent_words = absent_words(tests)
     if index_classes:
         info.class_members, info.class_bases, enumerated = class_index(root, files, workers)
-        info.enumerated = enumerated | enumeration_index(root, files, every, workers)
+        info.enumerated = instance_classes(root, every, enumerated | enumeration_index(root, files, every, workers))
         info.indexed = True
     return info

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repoanchor.perturb.source.pythons import NEWEST_MINOR
+from repoanchor.perturb.source.metadata_files import NEWEST_MINOR
 from repoanchor.perturb.validation.compile_check import (
     CURRENT,
     check_with_interpreter,

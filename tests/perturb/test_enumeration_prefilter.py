@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.source.project import enumerated_classes, may_enumerate
+from repoanchor.perturb.source.enumerations import enumerated_classes, may_enumerate
 
 ROOT = Path(__file__).parents[2]
 

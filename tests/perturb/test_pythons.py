@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from repoanchor.perturb.source.pythons import DEFAULT_MIN_PYTHON, min_python
+from repoanchor.perturb.source.metadata_files import DEFAULT_MIN_PYTHON, min_python
 
 CASES = [
     (">=3.8", (3, 8)),
