@@ -93,7 +93,7 @@ def _classes(module: cst.Module) -> list[cst.ClassDef]:
 
 def _empty_as_written(ctx: FileContext, module: cst.Module) -> set[int]:
     """ids of `module`'s classes whose body was only placeholders before the earlier passes over the file: in a
-    stack, dead-code's or dead-string-assign's statement in such a body must not make a marker or a shell filled
+    stack, dead-code's dead `if` in such a body must not make a marker or a shell filled
     at run time (SQLAlchemy's `as_interface`, whose test lists the shell's public names) look like a class.
     No pass adds or drops a class, so the n-th class is the n-th as written; where the counts differ (a loop
     unrolled around a class), a class is matched by name."""
