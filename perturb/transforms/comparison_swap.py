@@ -11,7 +11,8 @@ objects (symbolic expressions, arrays, query builders) the two differ (``StrictL
   returns NotImplemented, and Python then makes exactly the other operand's call (a subclass of the
   builtin is asked first in both spellings), so ``x < 0`` and ``0 > x`` both call ``x.__lt__(0)``;
 - [proven numbers] otherwise astroid must prove both operands builtin numbers, as operand-permute does
-  (an uninferable operand, a parameter for instance, is refused: "rich comparison").
+  (an uninferable operand, a parameter for instance, is refused: "rich comparison"); a site whose operands the
+  file's bindings already rule out is refused before astroid builds the file (`proofs/unprovable.py`).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import libcst as cst
 import libcst.matchers as m
 from astroid import nodes as an
 
-from repoanchor.perturb.builtin_numbers import NUMERIC, Refused, astroid_sites, forget_inference, number_types
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
+from repoanchor.perturb.proofs.builtin_numbers import NUMERIC, Refused, astroid_sites, forget_inference, number_types
+from repoanchor.perturb.proofs.unprovable import BindingsCollector, unprovable_sites
+from repoanchor.perturb.sites import Site, SiteTransform
 
 MIRROR = {
     cst.LessThan: cst.GreaterThan,
@@ -50,7 +52,7 @@ def _pure(node: cst.BaseExpression) -> bool:
     return m.matches(node, SIDE_EFFECT_FREE) and not m.findall(node, EFFECTFUL)
 
 
-class _Collector(SiteCollector):
+class _Collector(BindingsCollector):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
@@ -82,10 +84,15 @@ def _literal_side(node: cst.Comparison) -> bool:
     return m.matches(node.left, LITERAL) or m.matches(node.comparisons[0].comparator, LITERAL)
 
 
-def _proven_numbers(module: cst.Module, ctx: FileContext, sites: list[Site], count: int) -> list[Site]:
+def _proven_numbers(module: cst.Module, ctx: FileContext, sites: list[Site], collector: _Collector) -> list[Site]:
     """The sites whose two operands astroid proves builtin numbers; the others are skipped, saying why."""
+    left, refused = unprovable_sites(
+        collector, sites, lambda site: [site.node.left, site.node.comparisons[0].comparator]
+    )
+    for site, why in refused:
+        ctx.skip(f"rich comparison: no literal operand, and {why}", site)
     kept = []
-    for site, compare in astroid_sites(module, ctx, sites, an.Compare, count):
+    for site, compare in astroid_sites(module, ctx, left, an.Compare, collector.seen) if left else ():
         try:
             if compare is None:
                 raise Refused("unmapped site: astroid has no comparison at this position")
@@ -110,7 +117,7 @@ class ComparisonSwap(SiteTransform):
         sites = collector.collect(module)
         others = [site for site in sites if not _literal_side(site.node)]
         try:
-            proven = {id(site) for site in _proven_numbers(module, ctx, others, collector.seen)} if others else set()
+            proven = {id(site) for site in _proven_numbers(module, ctx, others, collector)} if others else set()
         finally:
             forget_inference()
         return [site for site in sites if _literal_side(site.node) or id(site) in proven]

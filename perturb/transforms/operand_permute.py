@@ -4,8 +4,9 @@ Exact only over builtin numbers (``+ *``: bool, int, float, complex; ``& | ^``: 
 strings and lists do not commute, a user ``__add__`` need not, and sets are excluded because
 ``{1} | {True}`` keeps the element ``1`` while ``{True} | {1}`` keeps ``True``.
 
-Types are proven by astroid over the whole file (`perturb.builtin_numbers`): every value inferred for
-every leaf must be such a number; uninferable or ambiguous means no swap (so parameters are refused).
+Types are proven by astroid over the whole file (`perturb.proofs.builtin_numbers`): every value inferred for
+every leaf must be such a number; uninferable or ambiguous means no swap (so parameters are refused). Sites whose
+operands the file's bindings already rule out are refused before astroid builds the file (`proofs/unprovable.py`).
 
 The swap reorders evaluation, so operands hold only names, plain attributes (no property),
 numeric literals, unary ``- + ~ not`` and nested ``+ - * & | ^``: no call, await, yield, walrus,
@@ -19,9 +20,10 @@ from __future__ import annotations
 import libcst as cst
 from astroid import nodes as an
 
-from repoanchor.perturb.builtin_numbers import NUMERIC, Refused, astroid_sites, forget_inference, number_types
 from repoanchor.perturb.context import FileContext
-from repoanchor.perturb.sites import Site, SiteCollector, SiteTransform
+from repoanchor.perturb.proofs.builtin_numbers import NUMERIC, Refused, astroid_sites, forget_inference, number_types
+from repoanchor.perturb.proofs.unprovable import BindingsCollector, unprovable_sites
+from repoanchor.perturb.sites import Site, SiteTransform
 from repoanchor.perturb.speed.node_order import BINARY
 
 SWAPPABLE = {op: BINARY[op] for op in (cst.Add, cst.Multiply, cst.BitAnd, cst.BitOr, cst.BitXor)}
@@ -54,7 +56,7 @@ def _spine(node: cst.BaseExpression, limit: int = MAX_CHAIN + 1) -> int:
     return 1 + _spine(node.left, limit - 1) if limit and isinstance(node, cst.BinaryOperation) and not node.lpar else 0
 
 
-class _Collector(SiteCollector):
+class _Collector(BindingsCollector):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__()
         self.ctx = ctx
@@ -75,9 +77,12 @@ class _Collector(SiteCollector):
             self.add(node, order=self.seen - 1)
 
 
-def _typed(module: cst.Module, ctx: FileContext, sites: list[Site], count: int) -> list[Site]:
+def _typed(module: cst.Module, ctx: FileContext, sites: list[Site], collector: _Collector) -> list[Site]:
+    left, refused = unprovable_sites(collector, sites, lambda site: [site.node.left, site.node.right])
+    for site, why in refused:
+        ctx.skip(why, site)
     kept = []
-    for site, binop in astroid_sites(module, ctx, sites, an.BinOp, count):
+    for site, binop in astroid_sites(module, ctx, left, an.BinOp, collector.seen) if left else ():
         allowed = {"bool", "int"} if SWAPPABLE[type(site.node.operator)] in "&|^" else set(NUMERIC)
         try:
             if binop is None:
@@ -110,6 +115,6 @@ class OperandPermute(SiteTransform):
         collector = self.collector(ctx)
         sites = collector.collect(module)
         try:
-            return _typed(module, ctx, sites, collector.seen) if sites else []
+            return _typed(module, ctx, sites, collector) if sites else []
         finally:
             forget_inference()

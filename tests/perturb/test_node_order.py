@@ -10,8 +10,8 @@ import libcst as cst
 import pytest
 from astroid import nodes as an
 
-from repoanchor.perturb.builtin_numbers import _astroid_spans
 from repoanchor.perturb.engine import PassSpec, transform_source
+from repoanchor.perturb.proofs.builtin_numbers import _astroid_spans
 from repoanchor.perturb.results import Applied
 from repoanchor.perturb.sites import SiteCollector
 from repoanchor.perturb.speed.emission import FileEmission
