@@ -18,6 +18,7 @@ from repoanchor.perturb.context import ProjectInfo
 from repoanchor.perturb.engine import FileResult, rng_for
 from repoanchor.perturb.filepass import grammar_replay, run_file_passes, select_files
 from repoanchor.perturb.mirage.facts import SourceFacts, read_source
+from repoanchor.perturb.mirage.vocabulary import avoiding
 from repoanchor.perturb.results import Outcome, Skipped
 from repoanchor.perturb.source.files import FileSkip, copy_source_tree, python_files
 from repoanchor.perturb.source.project import project_info
@@ -206,7 +207,7 @@ def _apply_tree_transform(
         config.fraction,
         dict(config.options.get(instance.id, {})),
         _taken_names(out),
-        vocabulary=source.vocabulary,
+        vocabulary=avoiding(source.vocabulary, report.project.absent_words),
         modules=modules,
         listed=source.listed,
         links=source.links,

@@ -51,6 +51,16 @@ def project_vocabulary(root: Path, files: list[str]) -> tuple[str, ...] | None:
     return tuple(usable) if len(usable) >= MIN_WORDS else None
 
 
+def avoiding(vocabulary: tuple[str, ...] | None, absent: frozenset[str]) -> tuple[str, ...] | None:
+    """`vocabulary` less the words holding a word some test expects absent from an output (`ProjectInfo.absent_words`:
+    ``no_fnmatch_line("*line*")`` and ``pipeline``), or None if too few words are left: the transforms then draw
+    from their generic vocabularies, which do not avoid those words (a project that small rarely has such a test)."""
+    if vocabulary is None or not absent:
+        return vocabulary
+    kept = tuple(word for word in vocabulary if not any(bad in word for bad in absent))
+    return kept if len(kept) >= MIN_WORDS else None
+
+
 def fitting(vocabulary: tuple[str, ...], wanted: Iterable[str]) -> tuple[str, ...]:
     """The project's words among `wanted` (``path``, ``source``...), or all its words if it has too few of them."""
     known = set(vocabulary)

@@ -72,3 +72,55 @@ def test_a_variant_binds_no_name_holding_a_word_a_test_expects_absent(tmp_path: 
     assert [name for name in made["plain"] if "line" in name]  # same seed, no negative check: such names appear
     assert made["guarded"]
     assert not [name for name in made["guarded"] if "line" in name]
+
+
+LINE_WORDS = [f"{head}line" for head in ("pipe", "base", "out", "time", "dead", "sky", "stream", "guide", "story")]
+LINE_WORDS += [f"{head}line" for head in ("hair", "head", "life", "neck", "shore", "water", "tree", "under", "side")]
+OTHER_WORDS = [f"{a}{b}" for a in ("amber", "cobalt", "delta", "ember", "fjord", "garnet") for b in ("wood", "stone")]
+OTHER_WORDS += [f"{a}{b}" for a in ("harbor", "indigo", "jasper", "kestrel") for b in ("field", "gate", "mark")]
+
+
+def _worded_tree(root: Path, check: str) -> Path:
+    """A package whose identifiers give a project vocabulary, a third of it words holding ``line``, named only in
+    annotations (no constant is named after them): every such word in a generated name was drawn."""
+    annotations = "".join(f"    {word}: int\n" for word in LINE_WORDS + OTHER_WORDS)
+    body = "".join(
+        f"def {word}_{i}(value):\n    limit = {100 + i}\n    return value * limit + {i * 7}\n\n\n"
+        for i, word in enumerate(OTHER_WORDS)
+    )
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "words.py").write_text(f"class Words:\n{annotations}")
+    (root / "pkg" / "mod.py").write_text(body)
+    use = "from pkg import mod\n\n\ndef run(value):\n    return mod.amberwood_0(value)\n"
+    (root / "pkg" / "use.py").write_text(use)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_mod.py").write_text(f"def test_report(result):\n    {check}\n")
+    return root
+
+
+def _generated_names(src: Path, out: Path) -> set[str]:
+    """File stems and identifiers the variant has and its source has not."""
+    names = set()
+    for path in out.rglob("*"):
+        rel = path.relative_to(out)
+        if path.is_file() and not (src / rel).exists():
+            names.add(path.stem)
+            names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", path.read_text()))
+    for rel in ("pkg/mod.py", "pkg/use.py"):
+        source_words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", (src / rel).read_text()))
+        names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", (out / rel).read_text())) - source_words
+    return names
+
+
+@pytest.mark.parametrize("transform", ["constant-externalization", "proxy-imports"])
+def test_repomirage_names_from_the_project_hold_no_word_a_test_expects_absent(tmp_path: Path, transform: str):
+    config = ApplyConfig([transform], fraction=1.0, seed=0)
+    made = {}
+    for name, check in (("guarded", 'result.stdout.no_fnmatch_line("*line*")'), ("plain", "assert result")):
+        src = _worded_tree(tmp_path / name / "src", check)
+        apply_tree(src, tmp_path / name / "out", config)
+        made[name] = _generated_names(src, tmp_path / name / "out")
+    assert [name for name in made["plain"] if "line" in name]  # same seed, no negative check: such names appear
+    assert made["guarded"]
+    assert not [name for name in made["guarded"] if "line" in name]
