@@ -67,11 +67,24 @@ class _Enumerations(ast.NodeVisitor):
             for t in s.targets
             if isinstance(t, ast.Name)
         }
-        self.imported = {
-            a.asname or a.name: f"{n.module}.{a.name}"
+        self.imported = {  # a relative import keeps the dotted path it names (`from . import Q`: none, so anywhere)
+            a.asname or a.name: f"{n.module or ''}.{a.name}"
             for n in ast.walk(tree)
-            if isinstance(n, ast.ImportFrom) and n.module and not n.level
+            if isinstance(n, ast.ImportFrom) and (n.module or n.level)
             for a in n.names
+        }
+        self.imported.update(
+            (a.asname, a.name) if a.asname else (a.name.partition(".")[0],) * 2
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Import)
+            for a in n.names
+        )
+        self.module_aliases = {  # `Q = keys.Q` at module level, `keys` imported: where Q is made
+            t.id: path
+            for s in body
+            if isinstance(s, ast.Assign) and (path := self._imported_path(s.value))
+            for t in s.targets
+            if isinstance(t, ast.Name)
         }
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
@@ -114,10 +127,23 @@ class _Enumerations(ast.NodeVisitor):
         elif isinstance(expr, ast.Name):
             made = self.instances[-1].get(expr.id) or self.module_made.get(expr.id)
             self.found.add(made or expr.id)
-            if made is None and expr.id in self.imported:  # an instance made elsewhere: resolved across the tree
-                self.found.add(IMPORTED + self.imported[expr.id])
+            path = self.imported.get(expr.id) or self.module_aliases.get(expr.id)
+            if made is None and path:  # an instance made elsewhere: resolved across the tree
+                self.found.add(IMPORTED + path)
         elif (name := last_name(expr)) is not None:
             self.found.add(name)
+            if path := self._imported_path(expr):  # `keys.Q`, `keys` imported
+                self.found.add(IMPORTED + path)
+
+    def _imported_path(self, expr: ast.expr) -> str | None:
+        """``pkg.keys.Q`` for an attribute chain ``keys.Q`` whose first name the module imports (`keys`)."""
+        parts = []
+        while isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        if not parts or not isinstance(expr, ast.Name) or expr.id not in self.imported:
+            return None
+        return ".".join([self.imported[expr.id], *reversed(parts)])
 
 
 def _made(node: ast.Assign) -> str | None:
@@ -132,16 +158,32 @@ _INSTANCE = rb"^%s[ \t]*=[ \t]*(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*)\("
 def instance_classes(root: Path, every: list[str], enumerated: set[str]) -> set[str]:
     """`enumerated` with each imported name (`IMPORTED`) replaced by the class its module-level instance is made of,
     in the module it is imported from or the package's files below it: sympy's ``test_predicates`` lists
-    ``Q.__class__.__dict__``, ``Q = AssumptionKeys()`` in ``sympy/assumptions/ask.py``, re-exported by the package."""
+    ``Q.__class__.__dict__``, ``Q = AssumptionKeys()`` in ``sympy/assumptions/ask.py``, re-exported by the package.
+    A module a relative import names is matched wherever its dotted path ends a file's (``from .ask import Q``: any
+    ``ask.py`` or ``ask/``); ``from . import Q`` names none, so every file is read. Each file is read once."""
     resolved = {name for name in enumerated if not name.startswith(IMPORTED)}
-    for ref in enumerated - resolved:
+    texts: dict[str, bytes] = {}
+    for ref in sorted(enumerated - resolved):
         module, _, name = ref[len(IMPORTED) :].rpartition(".")
+        if not module and not ref.startswith(IMPORTED + "."):
+            continue  # `import numpy` then `vars(numpy)`: a module's own members, no instance to find
         pattern = re.compile(_INSTANCE % re.escape(name.encode()), re.MULTILINE)
-        folder = module.replace(".", "/")
-        for rel in every:
-            if rel.startswith((f"{folder}/", f"{folder}.py")) or f"/{folder}/" in rel or rel.endswith(f"/{folder}.py"):
-                resolved.update(m.group(1).decode() for m in pattern.finditer((root / rel).read_bytes()))
+        for rel in _module_files(every, module.replace(".", "/")):
+            if rel not in texts:
+                texts[rel] = (root / rel).read_bytes()
+            resolved.update(m.group(1).decode() for m in pattern.finditer(texts[rel]))
     return resolved
+
+
+def _module_files(every: list[str], folder: str) -> list[str]:
+    """The files of a module or package `folder` ("pkg/keys"), wherever in the tree its path ends; every file for ""."""
+    if not folder:
+        return every
+    return [
+        rel
+        for rel in every
+        if rel.startswith((f"{folder}/", f"{folder}.py")) or f"/{folder}/" in rel or rel.endswith(f"/{folder}.py")
+    ]
 
 
 def enumerated_classes(tree: ast.AST) -> set[str]:
