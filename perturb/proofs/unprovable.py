@@ -1,11 +1,11 @@
 """Sites astroid cannot prove builtin numbers, told from the file's own bindings before astroid builds the file.
 
 Astroid's tree of a file costs about a third of a LibCST parse and emission, and most files with comparison or
-arithmetic sites have no site it proves (sympy: 62% of operand-permute's files, weighted by size 46%; 86% of
-comparison-swap's, 82%). `builtin_numbers` refuses a site as soon as one leaf of an operand infers to something
-other than a builtin number, and astroid's lookup of a name only ever yields bindings the file holds (or a builtin).
-So an operand leaf is refused here, with no astroid, only where *every* binding of its name anywhere in the file
-infers to something that is not a number, whichever of them a lookup picks:
+arithmetic sites have no site it proves (sympy's modules: 62% of operand-permute's files, 46% of their bytes; 86%
+of comparison-swap's files with no literal side, 82%). `builtin_numbers` refuses a site as soon as one leaf of an
+operand infers to something other than a builtin number, and astroid's lookup of a name only ever yields bindings
+the file holds (or a builtin). So an operand leaf is refused here, with no astroid, only where *every* binding of its
+name anywhere in the file infers to something that is not a number, whichever of them a lookup picks:
 
 - a parameter (not the first of a method): astroid yields its default, if any, and then Uninferable;
 - a name imported from outside the standard library, or relatively: `builtin_numbers` makes those Uninferable;
@@ -17,7 +17,10 @@ infers to something that is not a number, whichever of them a lookup picks:
 
 A name with no binding in the file (a builtin), a star-import anywhere (it may bind any name), a cycle of
 assignments, or anything else unknown leaves the site to astroid: this only ever removes sites astroid would
-refuse too (checked over real projects: no site refused here is one astroid proves).
+refuse too. Checked over sympy 1.13.3, SQLAlchemy 2.1.9, sphinx 8.1.3 and pytest 8.3.4, tests included: of 84,351
+sites refused here none is one astroid proves; 35% of sympy's files with operand-permute sites and 36% of those with
+comparison-swap sites need no astroid tree (with tuple unpacking and loops over Uninferable values; parameters and
+imports alone spared 19% and 29%).
 """
 
 from __future__ import annotations
