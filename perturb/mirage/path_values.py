@@ -128,6 +128,9 @@ class PathValues:
             if isinstance(up, int) and 0 <= up < 16:
                 return {_up(v, up + 1) for v in self._value(node.value.value, rel, env)}
             return set()
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) and called_name(node.value) == "split":
+            head = node.value.args[0] if node.value.args and _index(node) == 0 else None  # `os.path.split(p)[0]`
+            return {_up(v, 1) for v in self._value(head, rel, env)} if head is not None else set()
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             return _joined(self._value(node.left, rel, env), [node.right])
         if isinstance(node, ast.Call):
@@ -159,11 +162,28 @@ class PathValues:
         return set()
 
 
+_PATH_CONSTANTS = {"pardir": "..", "curdir": "."}
+"""`os.pardir`, `os.curdir` (and the names imported from `os` or `os.path`): sympy's `test_args.py` walks
+`os.path.join(os.path.split(__file__)[0], os.pardir, os.pardir)`."""
+
+
+def _index(node: ast.Subscript) -> int | None:
+    return node.slice.value if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int) else None
+
+
+def _part(node: ast.expr) -> str | None:
+    """A path part: a string literal, `os.pardir` or `os.curdir`; None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+    return _PATH_CONSTANTS.get(name or "")
+
+
 def _joined(bases: set[str], parts: list[ast.expr]) -> set[str]:
-    """Each base with the string `parts` appended; nothing where a part is not a string literal."""
-    if not all(isinstance(p, ast.Constant) and isinstance(p.value, str) for p in parts):
+    """Each base with the string `parts` appended; nothing where a part is not a string literal (or os.pardir)."""
+    tail = [_part(p) for p in parts]
+    if None in tail:
         return set()
-    tail = [p.value for p in parts]  # type: ignore[attr-defined]
     return {posixpath.normpath(posixpath.join(base, *tail)) for base in bases} if tail else set(bases)
 
 

@@ -37,6 +37,17 @@ ITERATES = "for module in BRAIN.iterdir():\n    import_module('a.brain.' + modul
         ),
         (LOADS + "import os\nfor d in os.walk(os.path.dirname(os.path.abspath(__file__))):\n    pass\n", {"a": True}),
         (LOADS + "from pathlib import Path\nX = (Path(__file__).parent / 'sub').rglob('*.py')\n", {"a/sub": True}),
+        # sympy 1.13.3's test_args.py: `os.path.split(__file__)[0]`, then up with `os.pardir`, walked
+        (
+            "import os\nthis = os.path.split(__file__)[0]\ntop = os.path.abspath(os.path.join(this, os.pardir, 'a'))\n"
+            "for root, dirs, files in os.walk(top):\n    __import__(files[0])\n",
+            {"a": True},
+        ),
+        (
+            LOADS + "from os import curdir, listdir, path\nX = listdir(path.join(path.split(__file__)[0], curdir))\n",
+            {"a": False},
+        ),
+        (LOADS + "import os\nX = os.listdir(os.path.split(__file__)[1])\n", {}),  # the file's name: no folder
         (
             "import pkgutil, os\nM = pkgutil.iter_modules([os.path.join(os.path.dirname(__file__), 'ext')])\n",
             {"a/ext": False},
