@@ -22,7 +22,9 @@ finds such folders: a module the project can import (below a package, or beside 
 folders of their own are never imported) with a listing call that names a package folder of the tree by a path literal,
 relative to its own folder or one above it (beside ``__file__``), or by ``<dotted.package>.__path__``; a
 recursive listing (``walk``, ``**``) covers the folders below too. A call listing a package by its dotted name
-(werkzeug's ``find_modules("werkzeug.debug")``) lists its folder too (`dotted_listing.py`).
+(werkzeug's ``find_modules("werkzeug.debug")``) lists its folder too (`dotted_listing.py`). A listing loop that skips
+private names (``if file.startswith(("_", "test_")): continue``, sympy's ``test_args.py``, which walks all of sympy and
+imports every module) never meets a proxy module, whose name starts with ``_``: proxies may go there, hidden twins not.
 """
 
 from __future__ import annotations
@@ -85,12 +87,18 @@ def _is_parent(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr in ("parent", "parents")
 
 
-Elsewhere = Mapping[str, tuple[str, bool]]
-"""Tree-relative folder -> (what lists it, whether the folders below it are listed too)."""
+Elsewhere = Mapping[str, tuple[str, bool, bool]]
+"""Tree-relative folder -> (what lists it, whether the folders below it are listed too, whether every module listing
+it skips the names starting with ``_``)."""
+_SKIPS_PRIVATE = re.compile(
+    r"""\bif\s+[\w.]+\.startswith\([^)]*(['"])_\1[^)]*\)\)?\s*:\s*(?:#[^\n]*)?\n?\s*continue\b"""
+)
+"""``if file.startswith(("_", "test_")): continue`` (sympy's `test_args.py`): the listing loop skips private names,
+which proxy modules have (``_lazy_compat_loaders.py``), so a proxy beside the listed modules is never one of them."""
 _RECURSIVE = re.compile(r"\bwalk\s*\(|\*\*|\brglob\s*\(|\bwalk_packages\s*\(")
 
 
-def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
+def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool, bool]]:
     """The folders of the tree at `root` that some module of it lists (see above), tests included: pydantic 1.10's
     `test_v1.py` parametrizes a test by `os.listdir(pydantic.__path__[0])`, so a module added there is one
     more test, which no PASS_TO_PASS list names, so a suite's validation would not see it."""
@@ -101,7 +109,16 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
     module_folders = {posixpath.dirname(rel) for rel in files}  # astroid 2.x's `brain` has no __init__.py
     values = PathValues(root, files, packages)
     by_name = {dotted_module(f"{package}/__init__.py", packages): package for package in packages if package}
-    found: dict[str, tuple[str, bool]] = {}
+    found: dict[str, tuple[str, bool, bool]] = {}
+
+    def note(folder: str, why: str, recursive: bool, skips_private: bool) -> None:
+        before = found.get(folder)
+        found[folder] = (
+            (why, recursive, skips_private)
+            if before is None
+            else (before[0], before[1] or recursive, before[2] and skips_private)
+        )
+
     for rel in files:
         home = posixpath.dirname(rel)
         imported = root_package or home in roots or packages.intersection(_ancestors(home)) or is_test_file(rel)
@@ -109,19 +126,17 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool]]:
             continue  # a script in a folder of scripts (`util/generate/`): the project never imports it (pytest
             # imports a test wherever it is)
         data = (root / rel).read_bytes()
+        text = data.decode("utf-8", "replace")
+        private_skipped = bool(_SKIPS_PRIVATE.search(text))
         if rel == "__init__.py" or rel.endswith("/__init__.py"):
-            if own := lists_own_folder(data.decode("utf-8", "replace")):
-                found[home] = (found.get(home, (f"{rel} {own}",))[0], True)  # and every folder below it
+            if own := lists_own_folder(text):
+                note(home, f"{rel} {own}", True, private_skipped)  # and every folder below it
         for folder, recursive in dotted_listings(data, by_name).items():
-            why, deeper = found.get(folder, (f"{rel} lists it by its dotted name", False))
-            found[folder] = (why, deeper or recursive)
-        if not any(call.encode() in data for call in LISTING_CALLS):
-            continue
-        if not _LISTING.search(text := data.decode("utf-8", "replace")):
+            note(folder, f"{rel} lists it by its dotted name", recursive, private_skipped)
+        if not any(call.encode() in data for call in LISTING_CALLS) or not _LISTING.search(text):
             continue
         for folder, recursive in _listings(rel, text, data, module_folders, values).items():
-            why, deeper = found.get(folder, (f"{rel} lists it", False))
-            found[folder] = (why, deeper or recursive)
+            note(folder, f"{rel} lists it", recursive, private_skipped)
     return found
 
 
@@ -209,9 +224,10 @@ def _ancestors(folder: str) -> list[str]:
 
 
 def listed_folder(
-    folder: str, read_init: Callable[[str], str | None], elsewhere: Elsewhere | None = None
+    folder: str, read_init: Callable[[str], str | None], elsewhere: Elsewhere | None = None, private: bool = False
 ) -> str | None:
     """Why a new module in `folder` (tree-relative, "" for the root) would be found by a listing, or None.
+    `private`: the new module's name starts with ``_`` (a proxy's), so a listing that skips such names misses it.
 
     `elsewhere`: `listed_elsewhere`'s folders, read from the source tree, own-folder listings included; where it is
     None, `read_init(path)` (the text of the tree-relative `__init__.py` at `path`, None where there is none) is
@@ -219,7 +235,9 @@ def listed_folder(
     source's: its `__init__` files may have been rewritten before (constant-externalization's loader reads a JSON
     file beside `__file__`, which, with astroid 2.13's `iterdir()` there, looked like a listing of its own
     folder and refused all of astroid in the stacked variant)."""
-    for listed, (why, recursive) in (elsewhere or {}).items():
+    for listed, (why, recursive, skips_private) in (elsewhere or {}).items():
+        if private and skips_private:
+            continue
         if folder == listed or (recursive and folder.startswith(f"{listed}/" if listed else "")):
             return f"{listed or '.'}: {why}"
     here = PurePosixPath(folder)

@@ -234,7 +234,7 @@ def test_a_module_listing_another_folder_by_any_listing_call_is_found(tmp_path, 
     src = make_tree(tmp_path, {"a/__init__.py": "", "a/rules/__init__.py": "", "a/core/load.py": loader})
     from repoanchor.perturb.mirage.listing import listed_elsewhere
 
-    assert listed_elsewhere(src) == {"a/rules": ("a/core/load.py lists it", call.startswith("rglob"))}
+    assert listed_elsewhere(src) == {"a/rules": ("a/core/load.py lists it", call.startswith("rglob"), False)}
 
 
 BRAIN_INIT = """import importlib
@@ -311,7 +311,10 @@ ZIPS = sorted(Path("downloads").glob("*.zip"))
 
 @pytest.mark.parametrize(
     ("where", "listed"),
-    [("util/generate/gen.py", {}), ("src/pkg/tools/gen.py", {"src/pkg": ("src/pkg/tools/gen.py lists it", False)})],
+    [
+        ("util/generate/gen.py", {}),
+        ("src/pkg/tools/gen.py", {"src/pkg": ("src/pkg/tools/gen.py lists it", False, False)}),
+    ],
 )
 def test_a_script_outside_the_packages_lists_nothing_they_import(tmp_path, where, listed):
     files = {"src/pkg/__init__.py": "", "src/pkg/tools/__init__.py": "", where: GENERATOR}
@@ -340,7 +343,7 @@ def test_a_tree_that_is_itself_a_package_has_its_own_folder_listing_found(tmp_pa
     src = make_tree(tmp_path, {"__init__.py": DISCOVERS, "alpha.py": PLUGIN.format(name="alpha")})
     from repoanchor.perturb.mirage.listing import listed_elsewhere
 
-    assert listed_elsewhere(src) == {"": ("__init__.py reads __path__ (its own folder)", True)}
+    assert listed_elsewhere(src) == {"": ("__init__.py reads __path__ (its own folder)", True, False)}
 
 
 TEST_LISTS_PACKAGE = """import os
@@ -435,7 +438,7 @@ def test_a_package_a_test_lists_by_its_dotted_name_gets_no_new_module(tmp_path, 
     files = {"src/pkg/__init__.py": "", "src/pkg/utils.py": FIND_MODULES, "src/pkg/debug/__init__.py": ""}
     files |= {"src/pkg/debug/console.py": "import os\n\nSEP = os.sep\n", "src/pkg/debug/tbtools.py": "import sys\n"}
     src = make_tree(tmp_path / "src", files | {"tests/test_utils.py": TEST_FINDS_MODULES})
-    assert listed_elsewhere(src) == {"src/pkg/debug": ("tests/test_utils.py lists it by its dotted name", False)}
+    assert listed_elsewhere(src) == {"src/pkg/debug": ("tests/test_utils.py lists it by its dotted name", False, False)}
     report = apply_tree(src, tmp_path / "out", ApplyConfig([transform], seed=0, fraction=1.0, check_interpreters=False))
     refused = {o.file: o.reason for o in report.outcomes if isinstance(o, Skipped) and "listed-package" in o.reason}
     assert "src/pkg/debug/console.py" in refused
@@ -462,3 +465,47 @@ def test_a_package_a_test_lists_by_its_dotted_name_gets_no_new_module(tmp_path, 
 )
 def test_which_calls_list_a_package_by_its_dotted_name(call: str, listed: dict[str, bool]):
     assert dotted_listings(f"import pkgutil\nx = {call}\n".encode(), {"pkg": "pkg", "pkg.debug": "pkg/debug"}) == listed
+
+
+# sympy 1.13.3's test_args.py: walks the package from `os.path.split(__file__)[0]` up `os.pardir`, skips `_` names,
+# imports every other module and wants a test for each class defined there.
+WALKS_CLASSES = """import os
+
+
+def test_every_class_is_known():
+    this = os.path.split(__file__)[0]
+    top = os.path.abspath(os.path.join(this, os.pardir, "pkg"))
+    found = []
+    for root, dirs, files in os.walk(top):
+        for file in sorted(files):
+            if file.startswith(("_", "test_")):
+                continue
+            if file.endswith(".py"):
+                mod = __import__("pkg." + file[:-3], fromlist=["x"])
+                found += [n for n, v in vars(mod).items() if isinstance(v, type) and v.__module__ == mod.__name__]
+    assert sorted(found) == ["Circle"]
+"""
+WALKED = {
+    "pkg/__init__.py": "",
+    "pkg/shapes.py": "class Circle:\n    def area(self):\n        return 3\n",
+    "pkg/use.py": "from pkg.shapes import Circle\n\n\ndef make():\n    return Circle().area()\n",
+    "tests/test_walk.py": WALKS_CLASSES,
+}
+
+
+@pytest.mark.parametrize(("transform", "perturbed"), [("proxy-imports", True), ("runtime-target-masking", False)])
+def test_a_walk_skipping_private_names_refuses_masks_and_keeps_proxies(tmp_path, transform, perturbed):
+    src = make_tree(tmp_path / "src", WALKED)
+    report = apply_tree(src, tmp_path / "out", ApplyConfig([transform], fraction=1.0, seed=0))
+    applied = [o.file for o in report.outcomes if isinstance(o, Applied)]
+    reasons = [o.reason for o in report.outcomes if isinstance(o, Skipped)]
+    assert bool(applied) == perturbed, (applied, reasons)
+    if not perturbed:
+        assert any("tests/test_walk.py lists it" in reason for reason in reasons), reasons
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=tmp_path / "out",
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout

@@ -87,7 +87,11 @@ def placement(
     init = f"{folder}/__init__.py" if folder else "__init__.py"
     if (ctx.root / init).is_symlink():
         raise Refusal(f"symlink: {init} is a link; its package cannot be proven to sit here")
-    if listing := listed_folder(folder, lambda rel: _text(ctx, rel) if ctx.exists(rel) else None, listed):
+
+    def read(path: str) -> str | None:
+        return _text(ctx, path) if ctx.exists(path) else None
+
+    if listing := listed_folder(folder, read, listed, private=True):  # a proxy's name starts with `_`
         raise Refusal(f"listed-package: {listing}; a proxy beside it would be found as one more module")
     if ctx.exists(init):
         init_text = _text(ctx, init)
