@@ -25,15 +25,13 @@ imports alone spared 19% and 29%).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 
 import libcst as cst
 
-from repoanchor.perturb.bindings import dotted_name
-from repoanchor.perturb.sites import Site, SiteCollector
+from repoanchor.perturb.proofs.bindings_seen import NOT_A_NUMBER, UNINFERABLE, UNKNOWN, Binding, BindingsCollector, Part
+from repoanchor.perturb.sites import Site
 
-UNINFERABLE, NOT_A_NUMBER, UNKNOWN = "uninferable", "not a number", "unknown"
 _NUMBER_LITERALS = (cst.Integer, cst.Float, cst.Imaginary)
 _NOT_NUMBERS = (
     cst.SimpleString,
@@ -50,150 +48,6 @@ _NOT_NUMBERS = (
     cst.Lambda,
 )
 _CONSTANT_NAMES = frozenset({"True", "False", "None", "__debug__"})
-
-
-class _Part:
-    """A binding to a part of a value: unpacked from it (``a, b = value``) or iterated over it (``for a in value``)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: cst.BaseExpression) -> None:
-        self.value = value
-
-
-Binding = str | cst.BaseExpression | _Part
-
-
-class BindingsCollector(SiteCollector):
-    """A site collector that also notes every binding of every name in the module, any scope (a kind, the value
-    assigned, or a part of one), in the same walk: a subclass must walk the whole module (no `visit_` returning
-    False), or a binding it skips could make a site look unprovable."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.bindings: dict[str, list[Binding]] = {}
-        self.star_import = False
-        self._kinds: list[str] = []  # "class" or "function" for each enclosing definition, innermost last
-
-    def _bind(self, name: str, what: Binding) -> None:
-        self.bindings.setdefault(name, []).append(what)
-
-    def _targets(self, target: cst.BaseExpression, what: Binding) -> None:
-        """Names a target binds (an attribute or subscript target binds none), unpacked ones to parts of `what`."""
-        if isinstance(target, cst.Name):
-            self._bind(target.value, what)
-        elif isinstance(target, (cst.Tuple, cst.List, cst.StarredElement)):
-            part = what if isinstance(what, (str, _Part)) else _Part(what)
-            for element in target.elements if not isinstance(target, cst.StarredElement) else [target]:
-                self._targets(element.value, UNKNOWN if isinstance(part, str) else part)
-
-    def _parameters(self, params: cst.Parameters, method: bool) -> None:
-        """Astroid infers a parameter as its default, if any, then Uninferable; a method's first one as its class
-        or an instance (unknown here: ``self.size`` may be a number); ``*args`` and ``**kwargs`` as a tuple, a dict."""
-        named = [*params.posonly_params, *params.params, *params.kwonly_params]
-        for index, param in enumerate(named):
-            self._bind(param.name.value, UNKNOWN if method and index == 0 else UNINFERABLE)
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                self._bind(star.name.value, NOT_A_NUMBER)
-
-    def _in_class(self) -> bool:
-        return bool(self._kinds) and self._kinds[-1] == "class"
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool | None:
-        self._bind(node.name.value, NOT_A_NUMBER)
-        self._parameters(node.params, method=self._in_class())
-        self._kinds.append("function")
-        return super().visit_FunctionDef(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._kinds.pop()
-        super().leave_FunctionDef(original_node)
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._parameters(node.params, method=self._in_class())
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool | None:
-        self._bind(node.name.value, NOT_A_NUMBER)
-        self._kinds.append("class")
-        return super().visit_ClassDef(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._kinds.pop()
-        super().leave_ClassDef(original_node)
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            path = dotted_name(alias.name) or ""
-            local = alias.asname.name.value if alias.asname else path.split(".")[0]
-            self._bind(local, UNINFERABLE if _foreign(path) else UNKNOWN)
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if isinstance(node.names, cst.ImportStar):
-            self.star_import = True
-            return
-        path = (dotted_name(node.module) or "") if node.module else ""
-        kind = UNINFERABLE if node.relative or _foreign(path) else UNKNOWN
-        for alias in node.names:
-            self._bind(alias.asname.name.value if alias.asname else dotted_name(alias.name) or "", kind)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._targets(target.target, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets(node.target, node.value if node.value is not None else UNKNOWN)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target, UNKNOWN)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._targets(node.target, node.value)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target, _Part(node.iter))
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._targets(node.target, _Part(node.iter))
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._targets(node.asname.name, _Part(node.item))  # what the item's __enter__ returns
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._targets(node.name.name, UNKNOWN)
-
-    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
-        if node.name is not None:
-            self._targets(node.name.name, UNKNOWN)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        for item in node.names:
-            self._bind(item.name.value, UNKNOWN)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        for item in node.names:
-            self._bind(item.name.value, UNKNOWN)
-
-    def visit_MatchAs(self, node: cst.MatchAs) -> None:
-        if node.name is not None:
-            self._bind(node.name.value, UNKNOWN)
-
-    def visit_MatchStar(self, node: cst.MatchStar) -> None:
-        if node.name is not None:
-            self._bind(node.name.value, UNKNOWN)
-
-    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
-        if node.rest is not None:
-            self._bind(node.rest.value, UNKNOWN)
-
-    def visit_TypeParam(self, node: cst.TypeParam) -> None:
-        self._bind(getattr(node.param, "name", cst.Name("_")).value, UNKNOWN)
-
-
-def _foreign(path: str) -> bool:
-    return path.partition(".")[0] not in sys.stdlib_module_names
 
 
 def unprovable_sites(
@@ -266,7 +120,7 @@ class Unprovable:
     def _binding(self, what: Binding) -> str:
         if isinstance(what, str):
             return what
-        if isinstance(what, _Part):  # a part of an Uninferable value is Uninferable; of anything else, unknown
+        if isinstance(what, Part):  # a part of an Uninferable value is Uninferable; of anything else, unknown
             return UNINFERABLE if self._value(what.value) == UNINFERABLE else UNKNOWN
         return self._value(what)
 

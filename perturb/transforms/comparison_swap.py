@@ -22,8 +22,9 @@ import libcst.matchers as m
 from astroid import nodes as an
 
 from repoanchor.perturb.context import FileContext
+from repoanchor.perturb.proofs.bindings_seen import BindingsCollector
 from repoanchor.perturb.proofs.builtin_numbers import NUMERIC, Refused, astroid_sites, forget_inference, number_types
-from repoanchor.perturb.proofs.unprovable import BindingsCollector, unprovable_sites
+from repoanchor.perturb.proofs.unprovable import unprovable_sites
 from repoanchor.perturb.sites import Site, SiteTransform
 
 MIRROR = {
