@@ -128,25 +128,19 @@ class BindingsCollector(SiteCollector):
         if node.name is not None:
             self._targets(node.name.name, UNKNOWN)
 
-    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
-        if node.name is not None:
-            self._targets(node.name.name, UNKNOWN)
+    visit_ExceptStarHandler = visit_ExceptHandler  # `except*` binds its name as `except` does
 
     def visit_Global(self, node: cst.Global) -> None:
         for item in node.names:
             self._bind(item.name.value, UNKNOWN)
 
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        for item in node.names:
-            self._bind(item.name.value, UNKNOWN)
+    visit_Nonlocal = visit_Global  # `builtin_numbers` makes nonlocal names Uninferable; unknown here either way
 
     def visit_MatchAs(self, node: cst.MatchAs) -> None:
         if node.name is not None:
             self._bind(node.name.value, UNKNOWN)
 
-    def visit_MatchStar(self, node: cst.MatchStar) -> None:
-        if node.name is not None:
-            self._bind(node.name.value, UNKNOWN)
+    visit_MatchStar = visit_MatchAs  # `case [*rest]` binds `rest` as `case x` binds `x`
 
     def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
         if node.rest is not None:

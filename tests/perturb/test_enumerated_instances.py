@@ -7,8 +7,6 @@ dead-method added its method to ``AssumptionKeys``, and the bound method failed 
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ import pytest
 from repoanchor.perturb.results import Skipped
 from repoanchor.perturb.source.enumerations import IMPORTED, enumerated_classes
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from tests.support.trees import make_tree
+from tests.support.trees import make_tree, run_tests
 
 KEYS = """class Keys:
     @property
@@ -82,10 +80,5 @@ def test_dead_method_leaves_the_class_of_a_listed_imported_instance_alone(tmp_pa
     reasons = [o.reason for o in report.outcomes if isinstance(o, Skipped) and o.file == "pkg/keys.py"]
     assert "enumerated: the members of Keys are listed (dir, vars, __dict__, getmembers)" in reasons, reasons
     assert "def probe" not in (tmp_path / "out" / "pkg" / "keys.py").read_text()
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=tmp_path / "out",
-        capture_output=True,
-        text=True,
-    )
+    run = run_tests(tmp_path / "out")
     assert run.returncode == 0, run.stdout

@@ -16,7 +16,7 @@ from repoanchor.perturb.mirage.dotted_listing import dotted_listings
 from repoanchor.perturb.mirage.listing import listed_elsewhere, lists_own_folder
 from repoanchor.perturb.results import Applied, Skipped
 from repoanchor.perturb.tree import ApplyConfig, apply_tree
-from tests.support.trees import make_tree
+from tests.support.trees import make_tree, run_tests
 
 PLUGIN = """import os
 import re
@@ -502,10 +502,5 @@ def test_a_walk_skipping_private_names_refuses_masks_and_keeps_proxies(tmp_path,
     assert bool(applied) == perturbed, (applied, reasons)
     if not perturbed:
         assert any("tests/test_walk.py lists it" in reason for reason in reasons), reasons
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=tmp_path / "out",
-        capture_output=True,
-        text=True,
-    )
+    run = run_tests(tmp_path / "out")
     assert run.returncode == 0, run.stdout

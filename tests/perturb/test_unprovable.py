@@ -44,6 +44,10 @@ CASES = [
     ("a = b + 1\nb = a + 1\nc = a + 1\n", None),
     ("def f():\n    for k in range(3):\n        print(k + 1)\n", None),
     ("def f():\n    x, y = 1, 2\n    return x + 1\n", None),
+    # a parameter rebound by `except*`, `case [*n]`, `nonlocal`: each binding unknown here, so astroid judges
+    ("def f(n):\n    try:\n        pass\n    except* ValueError as n:\n        return n + 1\n", None),
+    ("def f(n):\n    match n:\n        case [*n]:\n            return n + 1\n", None),
+    ("def f(n):\n    def g():\n        nonlocal n\n        return n + 1\n", None),
     ("from os.path import *\n\n\ndef f(n):\n    return n + 1\n", None),
 ]
 
