@@ -92,5 +92,10 @@ def vocabulary(avoid: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]
 
 
 def _without(words: tuple[str, ...], avoid: frozenset[str]) -> tuple[str, ...]:
-    kept = [word for word in words if not any(bad in word for bad in avoid)]
-    return tuple(kept) if len(kept) * 2 >= len(words) else words
+    kept = words_avoiding(words, avoid)
+    return kept if len(kept) * 2 >= len(words) else words
+
+
+def words_avoiding(words: tuple[str, ...], avoid: frozenset[str]) -> tuple[str, ...]:
+    """The `words` that hold none of the `avoid` words (``pipeline`` holds ``line``)."""
+    return tuple(word for word in words if not any(bad in word for bad in avoid))

@@ -110,15 +110,6 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool, bool]]:
     values = PathValues(root, files, packages)
     by_name = {dotted_module(f"{package}/__init__.py", packages): package for package in packages if package}
     found: dict[str, tuple[str, bool, bool]] = {}
-
-    def note(folder: str, why: str, recursive: bool, skips_private: bool) -> None:
-        before = found.get(folder)
-        found[folder] = (
-            (why, recursive, skips_private)
-            if before is None
-            else (before[0], before[1] or recursive, before[2] and skips_private)
-        )
-
     for rel in files:
         home = posixpath.dirname(rel)
         imported = root_package or home in roots or packages.intersection(_ancestors(home)) or is_test_file(rel)
@@ -126,18 +117,35 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool, bool]]:
             continue  # a script in a folder of scripts (`util/generate/`): the project never imports it (pytest
             # imports a test wherever it is)
         data = (root / rel).read_bytes()
-        text = data.decode("utf-8", "replace")
-        private_skipped = bool(_SKIPS_PRIVATE.search(text))
-        if rel == "__init__.py" or rel.endswith("/__init__.py"):
-            if own := lists_own_folder(text):
-                note(home, f"{rel} {own}", True, private_skipped)  # and every folder below it
-        for folder, recursive in dotted_listings(data, by_name).items():
-            note(folder, f"{rel} lists it by its dotted name", recursive, private_skipped)
-        if not any(call.encode() in data for call in LISTING_CALLS) or not _LISTING.search(text):
-            continue
-        for folder, recursive in _listings(rel, text, data, module_folders, values).items():
-            note(folder, f"{rel} lists it", recursive, private_skipped)
+        for folder, (why, recursive, skips_private) in _listed_by(rel, data, home, by_name, module_folders, values):
+            before = found.get(folder)
+            if before is not None:  # listed by more modules: the first one named, below if any is, private if all skip
+                why, recursive, skips_private = before[0], before[1] or recursive, before[2] and skips_private
+            found[folder] = (why, recursive, skips_private)
     return found
+
+
+def _listed_by(
+    rel: str, data: bytes, home: str, by_name: dict[str, str], folders: set[str], values: PathValues
+) -> list[tuple[str, tuple[str, bool, bool]]]:
+    """(folder, (why, recursive, skips private names)) for each folder module `rel` (its bytes `data`) lists: its own
+    folder (an `__init__.py`), packages by dotted name, folders by path. The text is decoded and read for a loop
+    skipping private names only where the module lists something."""
+    named: list[tuple[str, str, bool]] = []
+    text = None
+    if rel == "__init__.py" or rel.endswith("/__init__.py"):
+        text = data.decode("utf-8", "replace")
+        if own := lists_own_folder(text):
+            named.append((home, f"{rel} {own}", True))  # and every folder below it
+    named += [(f, f"{rel} lists it by its dotted name", deep) for f, deep in dotted_listings(data, by_name).items()]
+    if any(call.encode() in data for call in LISTING_CALLS):
+        text = text if text is not None else data.decode("utf-8", "replace")
+        if _LISTING.search(text):
+            named += [(f, f"{rel} lists it", deep) for f, deep in _listings(rel, text, data, folders, values).items()]
+    if not named:
+        return []
+    skips = bool(_SKIPS_PRIVATE.search(text if text is not None else data.decode("utf-8", "replace")))
+    return [(folder, (why, deep, skips)) for folder, why, deep in named]
 
 
 def _listings(rel: str, text: str, data: bytes, folders: set[str], values: PathValues) -> dict[str, bool]:

@@ -20,6 +20,8 @@ import tokenize
 from collections.abc import Iterable
 from pathlib import Path
 
+from repoanchor.perturb.naming import words_avoiding
+
 MIN_WORDS = 40
 MIN_FITTING = 3
 """Fewer fitting words than this, and every name would end in the same word: a marker across seeds."""
@@ -57,7 +59,7 @@ def avoiding(vocabulary: tuple[str, ...] | None, absent: frozenset[str]) -> tupl
     from their generic vocabularies, which do not avoid those words (a project that small rarely has such a test)."""
     if vocabulary is None or not absent:
         return vocabulary
-    kept = tuple(word for word in vocabulary if not any(bad in word for bad in absent))
+    kept = words_avoiding(vocabulary, absent)
     return kept if len(kept) >= MIN_WORDS else None
 
 

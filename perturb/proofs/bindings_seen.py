@@ -90,14 +90,14 @@ class BindingsCollector(SiteCollector):
         for alias in node.names:
             path = dotted_name(alias.name) or ""
             local = alias.asname.name.value if alias.asname else path.split(".")[0]
-            self._bind(local, UNINFERABLE if _foreign(path) else UNKNOWN)
+            self._bind(local, UNINFERABLE if foreign_module(path) else UNKNOWN)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if isinstance(node.names, cst.ImportStar):
             self.star_import = True
             return
         path = (dotted_name(node.module) or "") if node.module else ""
-        kind = UNINFERABLE if node.relative or _foreign(path) else UNKNOWN
+        kind = UNINFERABLE if node.relative or foreign_module(path) else UNKNOWN
         for alias in node.names:
             self._bind(alias.asname.name.value if alias.asname else dotted_name(alias.name) or "", kind)
 
@@ -147,8 +147,10 @@ class BindingsCollector(SiteCollector):
             self._bind(node.rest.value, UNKNOWN)
 
     def visit_TypeParam(self, node: cst.TypeParam) -> None:
-        self._bind(getattr(node.param, "name", cst.Name("_")).value, UNKNOWN)
+        self._bind(node.param.name.value, UNKNOWN)  # a TypeVar, TypeVarTuple or ParamSpec
 
 
-def _foreign(path: str) -> bool:
+def foreign_module(path: str) -> bool:
+    """Whether dotted module `path` lies outside the standard library: `builtin_numbers` makes what it imports
+    Uninferable, and the bindings here call it Uninferable by the same test."""
     return path.partition(".")[0] not in sys.stdlib_module_names

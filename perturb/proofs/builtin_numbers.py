@@ -16,7 +16,6 @@ Each file is its own world: an attribute assigned in it is recorded on its own d
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable, Iterator
 
 import libcst as cst
@@ -31,6 +30,7 @@ from astroid.manager import AstroidManager
 from astroid.nodes._base_nodes import LookupMixIn
 
 from repoanchor.perturb.context import FileContext
+from repoanchor.perturb.proofs.bindings_seen import foreign_module
 from repoanchor.perturb.sites import Site, site_paths
 from repoanchor.perturb.speed.node_order import in_source_order, same_shape
 
@@ -172,7 +172,7 @@ def _an_int(node: an.Call | an.AssignName, context=None) -> Iterator[bases.Insta
 
 def _foreign(node: an.Import | an.ImportFrom) -> bool:
     names = [node.modname] if isinstance(node, an.ImportFrom) else [name for name, _ in node.names]
-    return bool(getattr(node, "level", 0)) or any(n.partition(".")[0] not in sys.stdlib_module_names for n in names)
+    return bool(getattr(node, "level", 0)) or any(foreign_module(name) for name in names)
 
 
 def _uninferable(node: an.NodeNG, context=None) -> Iterator[util.UninferableBase]:
