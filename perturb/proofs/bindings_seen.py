@@ -1,7 +1,10 @@
 """Every binding of every name in a module, noted by the site collector's own walk (no second walk of the tree).
 
 A binding is a kind (`UNINFERABLE`, `NOT_A_NUMBER`, `UNKNOWN`), the value a name is assigned, or a part of one
-(unpacked, iterated, entered). `unprovable.py` reads them to refuse sites no astroid proof could accept.
+(unpacked, iterated, entered), each with the scope it was made in: the module (0), or a def, class or lambda. A
+site carries the scopes that enclose it (`data["scopes"]`), so that `unprovable.py` can judge a leaf by the bindings
+a lookup from there could reach, not those of every other function of the file. Comprehensions are not scopes here:
+their targets count as their enclosing scope's, which only ever adds bindings to a judgement.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import sys
 import libcst as cst
 
 from repoanchor.perturb.bindings import dotted_name
-from repoanchor.perturb.sites import SiteCollector
+from repoanchor.perturb.sites import Site, SiteCollector
 
 UNINFERABLE, NOT_A_NUMBER, UNKNOWN = "uninferable", "not a number", "unknown"
 
@@ -35,12 +38,27 @@ class BindingsCollector(SiteCollector):
 
     def __init__(self) -> None:
         super().__init__()
-        self.bindings: dict[str, list[Binding]] = {}
+        self.bindings: dict[str, list[tuple[int, Binding]]] = {}
+        """name -> (scope, binding) for each binding of it, in walk order."""
+        self.declared: set[str] = set()
+        """Names in a `global` or `nonlocal` statement: bound in one scope, seen in another."""
         self.star_import = False
         self._kinds: list[str] = []  # "class" or "function" for each enclosing definition, innermost last
+        self._scopes: list[int] = [0]
+        self._made = 0
+
+    def add(self, node: cst.CSTNode, **data) -> Site:
+        return super().add(node, scopes=frozenset(self._scopes), **data)
 
     def _bind(self, name: str, what: Binding) -> None:
-        self.bindings.setdefault(name, []).append(what)
+        self.bindings.setdefault(name, []).append((self._scopes[-1], what))
+
+    def _enter(self, kind: str | None) -> None:
+        """A new scope (a lambda's has no kind: it does not change whether the next def is a method)."""
+        self._made += 1
+        self._scopes.append(self._made)
+        if kind:
+            self._kinds.append(kind)
 
     def _targets(self, target: cst.BaseExpression, what: Binding) -> None:
         """Names a target binds (an attribute or subscript target binds none), unpacked ones to parts of `what`."""
@@ -65,25 +83,35 @@ class BindingsCollector(SiteCollector):
         return bool(self._kinds) and self._kinds[-1] == "class"
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool | None:
+        # Its decorators and defaults are walked inside its scope: a judgement then counts its bindings too (more
+        # bindings only ever leave a site to astroid).
         self._bind(node.name.value, NOT_A_NUMBER)
-        self._parameters(node.params, method=self._in_class())
-        self._kinds.append("function")
+        method = self._in_class()
+        self._enter("function")
+        self._parameters(node.params, method=method)
         return super().visit_FunctionDef(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._kinds.pop()
+        self._scopes.pop()
         super().leave_FunctionDef(original_node)
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._parameters(node.params, method=self._in_class())
+        method = self._in_class()
+        self._enter(None)
+        self._parameters(node.params, method=method)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._scopes.pop()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool | None:
         self._bind(node.name.value, NOT_A_NUMBER)
-        self._kinds.append("class")
+        self._enter("class")
         return super().visit_ClassDef(node)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._kinds.pop()
+        self._scopes.pop()
         super().leave_ClassDef(original_node)
 
     def visit_Import(self, node: cst.Import) -> None:
@@ -133,6 +161,7 @@ class BindingsCollector(SiteCollector):
     def visit_Global(self, node: cst.Global) -> None:
         for item in node.names:
             self._bind(item.name.value, UNKNOWN)
+            self.declared.add(item.name.value)
 
     visit_Nonlocal = visit_Global  # `builtin_numbers` makes nonlocal names Uninferable; unknown here either way
 

@@ -5,7 +5,10 @@ arithmetic sites have no site it proves (sympy's modules: 62% of operand-permute
 of comparison-swap's files with no literal side, 82%). `builtin_numbers` refuses a site as soon as one leaf of an
 operand infers to something other than a builtin number, and astroid's lookup of a name only ever yields bindings
 the file holds (or a builtin). So an operand leaf is refused here, with no astroid, only where *every* binding of its
-name anywhere in the file infers to something that is not a number, whichever of them a lookup picks:
+name in the scopes enclosing the site (the module, and each def, class or lambda around it: a lookup climbs those
+and no other, so another function's binding of the same name never reaches it) infers to something that is not a
+number, whichever of them a lookup picks; a name declared `global` or `nonlocal` anywhere, or bound only out of
+reach, is judged by every binding in the file:
 
 - a parameter (not the first of a method): astroid yields its default, if any, and then Uninferable;
 - a name imported from outside the standard library, or relatively: `builtin_numbers` makes those Uninferable;
@@ -17,10 +20,9 @@ name anywhere in the file infers to something that is not a number, whichever of
 
 A name with no binding in the file (a builtin), a star-import anywhere (it may bind any name), a cycle of
 assignments, or anything else unknown leaves the site to astroid: this only ever removes sites astroid would
-refuse too. Checked over sympy 1.13.3, SQLAlchemy 2.1.9, sphinx 8.1.3 and pytest 8.3.4, tests included: of 84,351
-sites refused here none is one astroid proves; 35% of sympy's files with operand-permute sites and 36% of those with
-comparison-swap sites need no astroid tree (with tuple unpacking and loops over Uninferable values; parameters and
-imports alone spared 19% and 29%).
+refuse too. Checked over sympy 1.13.3, SQLAlchemy 2.1.9, sphinx 8.1.3 and pytest 8.3.4, tests included: of 94,967
+sites refused here none is one astroid proves; 40% of sympy's files with operand-permute sites and 45% of those with
+comparison-swap sites need no astroid tree (judged by every binding in the file: 84,351 sites, 35% and 36%).
 """
 
 from __future__ import annotations
@@ -54,10 +56,10 @@ def unprovable_sites(
     collector: BindingsCollector, sites: list[Site], operands: Callable[[Site], list[cst.BaseExpression]]
 ) -> tuple[list[Site], list[tuple[Site, str]]]:
     """The sites left for astroid to judge, and those refused here, each with why (`collector` found the sites)."""
-    judge = Unprovable(None if collector.star_import else collector.bindings)
+    judge = Unprovable(None if collector.star_import else collector.bindings, collector.declared)
     left, refused = [], []
     for site in sites:
-        why = judge.why(operands(site))
+        why = judge.why(operands(site), site.data.get("scopes"))
         if why is None:
             left.append(site)
         else:
@@ -68,26 +70,29 @@ def unprovable_sites(
 class Unprovable:
     """Judges operands of one module's sites from its bindings (see the module docstring)."""
 
-    def __init__(self, bindings: dict[str, list[Binding]] | None) -> None:
-        """`bindings`: a `BindingsCollector`'s, or None where a star-import may bind any name."""
+    def __init__(self, bindings: dict[str, list[tuple[int, Binding]]] | None, declared: set[str] = frozenset()) -> None:
+        """`bindings`: a `BindingsCollector`'s, or None where a star-import may bind any name; `declared`: its names
+        in `global` or `nonlocal` statements, judged by every binding in the file."""
         self._bindings = bindings
-        self._kinds: dict[str, str] = {}
+        self._declared = declared
+        self._kinds: dict[tuple[str, frozenset[int] | None], str] = {}
 
-    def why(self, operands: list[cst.BaseExpression]) -> str | None:
-        """Why no proof can accept these operands (a skip reason), or None where astroid must judge."""
+    def why(self, operands: list[cst.BaseExpression], scopes: frozenset[int] | None = None) -> str | None:
+        """Why no proof can accept these operands (a skip reason), or None where astroid must judge. `scopes`: those
+        enclosing the operands (a leaf is judged by the bindings made there), or None for every binding in the file."""
         if self._bindings is None:
             return None  # a star-import may bind any name
-        return next((why for operand in operands if (why := self._operand(operand))), None)
+        return next((why for operand in operands if (why := self._operand(operand, scopes))), None)
 
-    def _operand(self, node: cst.BaseExpression) -> str | None:
+    def _operand(self, node: cst.BaseExpression, scopes: frozenset[int] | None) -> str | None:
         if isinstance(node, _NUMBER_LITERALS):
             return None
         if isinstance(node, cst.UnaryOperation):
-            return self._operand(node.expression)
+            return self._operand(node.expression, scopes)
         if isinstance(node, cst.BinaryOperation):
-            return self._operand(node.left) or self._operand(node.right)
+            return self._operand(node.left, scopes) or self._operand(node.right, scopes)
         if isinstance(node, cst.Name):
-            kind = self._name(node.value)
+            kind = self._name(node.value, scopes)
             if kind == UNKNOWN:
                 return None
             return (
@@ -97,24 +102,33 @@ class Unprovable:
             owner = node.value
             while isinstance(owner, cst.Attribute):
                 owner = owner.value
-            if isinstance(owner, cst.Name) and self._name(owner.value) == UNINFERABLE:
+            if isinstance(owner, cst.Name) and self._name(owner.value, scopes) == UNINFERABLE:
                 return f"uninferable operand: {owner.value} (its bindings here)"
             return None
         return f"non-numeric operand: {type(node).__name__}"
 
-    def _name(self, name: str) -> str:
-        """UNINFERABLE where every binding is; NOT_A_NUMBER where every binding is one of the two; else UNKNOWN."""
-        if name in self._kinds:
-            return self._kinds[name]
+    def _name(self, name: str, scopes: frozenset[int] | None = None) -> str:
+        """UNINFERABLE where every binding is; NOT_A_NUMBER where every binding is one of the two; else UNKNOWN.
+        `scopes`: only the bindings made in these count (astroid's lookup climbs the enclosing scopes and yields
+        bindings of one of them); None, or a name declared `global`/`nonlocal`: every binding in the file. A value
+        assigned is judged by every binding of its names (`_value`), which only ever leaves more to astroid."""
+        if name in self._declared:
+            scopes = None
+        key = (name, scopes)
+        if key in self._kinds:
+            return self._kinds[key]
         found = self._bindings.get(name) if name not in _CONSTANT_NAMES else None
         if not found:
             return UNKNOWN  # a builtin, or astroid's own constant
-        self._kinds[name] = UNKNOWN  # while judging: a cycle of assignments stays unknown
-        kinds = {self._binding(what) for what in found}
+        values = [what for scope, what in found if scopes is None or scope in scopes]
+        if not values:  # bound only out of reach: a lookup from here finds a builtin or nothing, as before
+            return self._name(name)
+        self._kinds[key] = UNKNOWN  # while judging: a cycle of assignments stays unknown
+        kinds = {self._binding(what) for what in values}
         kind = (
             UNINFERABLE if kinds == {UNINFERABLE} else NOT_A_NUMBER if kinds <= {UNINFERABLE, NOT_A_NUMBER} else UNKNOWN
         )
-        self._kinds[name] = kind
+        self._kinds[key] = kind
         return kind
 
     def _binding(self, what: Binding) -> str:

@@ -35,12 +35,18 @@ CASES = [
     ("R, x, *ys = Symbol('x, y')\n\n\ndef f():\n    return x + 1\n", "uninferable operand: x"),
     ("def f():\n    for k in np.arange(3):\n        print(k + 1)\n", "uninferable operand: k"),
     ("def f():\n    with np.errstate() as state:\n        return state + 1\n", "uninferable operand: state"),
+    # a leaf is judged by the scopes around it: another function's number is out of a lookup's reach
+    ("def g():\n    n = 3\n    return n\n\n\ndef f(n):\n    return n + 1\n", "uninferable operand: n"),
+    ("def g():\n    k = 3\n    return k\n\n\nh = lambda k: k + 1\n", "uninferable operand: k"),
     # left to astroid: a method's own instance, the standard library, a builtin, a number bound somewhere
     ("class K:\n    def f(self):\n        return self.size + 1\n", None),
     ("def f():\n    return math.pi + 1\n", None),
     ("def f(items):\n    return len(items) + 1\n", None),
     ("def f():\n    return LIMIT + 1\n", None),
     ("def f(n):\n    n = 2\n    return n + 1\n", None),
+    ("def g():\n    global n\n    n = 3\n\n\ndef f(n):\n    return n + 1\n", None),  # every binding, declared
+    ("n = 3\n\n\ndef f():\n    return n + 1\n\n\ndef g(n):\n    return n\n", None),  # the enclosing scope's
+    ("def f(n):\n    def g():\n        return n + 1\n\n    n = 2\n", None),  # the enclosing function's
     ("a = b + 1\nb = a + 1\nc = a + 1\n", None),
     ("def f():\n    for k in range(3):\n        print(k + 1)\n", None),
     ("def f():\n    x, y = 1, 2\n    return x + 1\n", None),
