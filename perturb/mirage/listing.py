@@ -32,12 +32,19 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 
 from repoanchor.perturb.mirage.dotted_listing import dotted_listings
-from repoanchor.perturb.mirage.module_paths import dotted_expression, dotted_module
-from repoanchor.perturb.mirage.path_values import PathValues, folder_of_pattern
+from repoanchor.perturb.mirage.file_paths import (
+    LISTING_CALLS,
+    ancestors,
+    expression_roots,
+    folders_named_in,
+    joined_path,
+)
+from repoanchor.perturb.mirage.module_paths import dotted_module
+from repoanchor.perturb.mirage.path_values import PathValues
 from repoanchor.perturb.source.files import is_test_file, python_files
 from repoanchor.perturb.source.sourcefile import called_name
 
@@ -49,8 +56,6 @@ FRAMEWORK_LISTED = {
 _NOT_OWN_LISTING = re.compile(r"^.*\b(extend_path|find_commands|make_test_runner_in)\(.*$", re.MULTILINE)
 _PATH_READ = re.compile(r"(?<![\w.])__path__(?!\s*(?:=|\+=)(?!=))")
 _FILE = re.compile(r"(?<![\w.])__file__\b")
-LISTING_CALLS = ("listdir", "scandir", "iterdir", "glob", "iglob", "rglob", "iter_modules", "walk_packages", "walk")
-"""The calls that list a folder; the text search below and the syntax check in `folders_named` share them."""
 _LISTING = re.compile(rf"\b({'|'.join(LISTING_CALLS)})\s*\(")
 
 
@@ -74,12 +79,12 @@ def _names_subfolders_only(init_text: str) -> bool:
     except (SyntaxError, ValueError, RecursionError):
         return False
     paths = []
-    for root in _expression_roots(tree):
+    for root in expression_roots(tree):
         inside = list(ast.walk(root))
         if any(isinstance(node, ast.Name) and node.id == "__file__" for node in inside):
             ups = sum(called_name(n) == "dirname" if isinstance(n, ast.Call) else _is_parent(n) for n in inside)
             dots = any(isinstance(n, ast.Constant) and isinstance(n.value, str) and ".." in n.value for n in inside)
-            paths.append(_joined_path(inside) if ups == 1 and not dots else None)
+            paths.append(joined_path(inside) if ups == 1 and not dots else None)
     return bool(paths) and all(path and "." not in path and "*" not in path for path in paths)
 
 
@@ -112,7 +117,7 @@ def listed_elsewhere(root: Path) -> dict[str, tuple[str, bool, bool]]:
     found: dict[str, tuple[str, bool, bool]] = {}
     for rel in files:
         home = posixpath.dirname(rel)
-        imported = root_package or home in roots or packages.intersection(_ancestors(home)) or is_test_file(rel)
+        imported = root_package or home in roots or packages.intersection(ancestors(home)) or is_test_file(rel)
         if not imported:
             continue  # a script in a folder of scripts (`util/generate/`): the project never imports it (pytest
             # imports a test wherever it is)
@@ -157,78 +162,11 @@ def _listings(rel: str, text: str, data: bytes, folders: set[str], values: PathV
         return {}
     named = {}
     if b"__file__" in data or b"__path__" in data:
-        named = dict.fromkeys(_folders_named_in(rel, tree, folders), bool(_RECURSIVE.search(text)))
+        named = dict.fromkeys(folders_named_in(rel, tree, folders), bool(_RECURSIVE.search(text)))
     for folder, recursive in values.listed(rel, tree).items():
         if folder in folders:
             named[folder] = named.get(folder, False) or recursive
     return named
-
-
-def folders_named(rel: str, text: str, folders: Iterable[str]) -> list[str]:
-    """The `folders` (tree-relative) that module `rel` names by a path built from its `__file__` (a
-    string in the same expression: `join(dirname(__file__), "../../rules", "L*.py")`, `Path(__file__).parent /
-    "plugins"`), relative to its folder or one above it, or by `<dotted.package>.__path__` in an expression that
-    lists (`iter_modules(app.plugins.__path__)`)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return []
-    return _folders_named_in(rel, tree, set(folders))
-
-
-def _folders_named_in(rel: str, tree: ast.Module, folders: set[str]) -> list[str]:
-    named: list[str] = []
-    bases = _ancestors(posixpath.dirname(rel))
-    for root in _expression_roots(tree):
-        inside = list(ast.walk(root))
-        names = {node.id for node in inside if isinstance(node, ast.Name)}
-        if "__file__" in names:
-            named += [c for c in _resolved(_joined_path(inside), bases) if c in folders]
-        if any(isinstance(n, ast.Call) and called_name(n) in LISTING_CALLS for n in inside):
-            paths = (n for n in inside if isinstance(n, ast.Attribute) and n.attr == "__path__")
-            for dotted in (dotted_expression(n.value) for n in paths):
-                tail = dotted.replace(".", "/") if dotted else None
-                named += [p for p in folders if tail and (p == tail or p.endswith("/" + tail))]
-    return sorted(set(named))
-
-
-def _expression_roots(tree: ast.AST) -> list[ast.expr]:
-    """Every expression whose parent is not an expression (a statement's value, a default argument)."""
-    roots = []
-    for parent in ast.walk(tree):
-        if isinstance(parent, ast.expr):
-            continue
-        roots += [child for child in ast.iter_child_nodes(parent) if isinstance(child, ast.expr)]
-    return roots
-
-
-def _joined_path(nodes: list[ast.AST]) -> str | None:
-    """The folder the expression's strings name, joined in source order as `os.path.join` and `/` join them
-    (`"../../rules", "L*.py"` -> `../../rules`); None where they name none."""
-    strings = sorted(
-        (n.lineno, n.col_offset, n.value) for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)
-    )
-    parts = [value for *_, value in strings if value.strip("./") and len(value) <= 200 and not set(value) & set(" \n")]
-    return folder_of_pattern(posixpath.join(*parts)) if parts else None
-
-
-def _resolved(folder: str | None, bases: list[str]) -> list[str]:
-    """`folder` against the module's folder and, where it names a folder (not only a pattern), those above."""
-    if folder is None:
-        return []
-    candidates = [
-        posixpath.normpath(posixpath.join(base, folder.strip("/"))) for base in (bases if folder else bases[:1])
-    ]
-    return [c if c != "." else "" for c in candidates if not c.startswith("..")]
-
-
-def _ancestors(folder: str) -> list[str]:
-    """`folder` and every folder above it, up to the tree root ("")."""
-    found = [folder]
-    while folder:
-        folder = posixpath.dirname(folder)
-        found.append(folder)
-    return found
 
 
 def listed_folder(

@@ -223,7 +223,7 @@ def test_a_folder_another_module_globs_gets_no_new_module(tmp_path, transform):
 )
 def test_which_folders_a_module_names_for_a_listing(text, named):
     packages = ["a", "a/rules", "a/b", "a/b/c", "a/b/c/plugins"]
-    from repoanchor.perturb.mirage.listing import folders_named
+    from repoanchor.perturb.mirage.file_paths import folders_named
 
     assert folders_named("a/b/c/loader.py", text, packages) == named
 
