@@ -7,9 +7,8 @@ import re
 from collections.abc import Iterable
 
 import libcst as cst
-import libcst.matchers as m
 
-from repoanchor.perturb.traversal.walk import walk
+from repoanchor.perturb.traversal.walk import nodes_within, walk
 
 _STAR_IMPORT = re.compile(r"import\s+\*")
 
@@ -22,7 +21,7 @@ class _BindingScan(cst.CSTVisitor):
         self.star_import = False
 
     def _target(self, node: cst.CSTNode) -> None:
-        for name in m.findall(node, m.Name()):
+        for name in nodes_within(node, (cst.Name,)):
             self.bound.add(name.value)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:

@@ -26,6 +26,7 @@ from repoanchor.perturb.proofs.bindings_seen import BindingsCollector
 from repoanchor.perturb.proofs.builtin_numbers import NUMERIC, Refused, astroid_sites, forget_inference, number_types
 from repoanchor.perturb.proofs.unprovable import unprovable_sites
 from repoanchor.perturb.sites import Site, SiteTransform
+from repoanchor.perturb.traversal.walk import nodes_within
 
 MIRROR = {
     cst.LessThan: cst.GreaterThan,
@@ -33,24 +34,24 @@ MIRROR = {
     cst.LessThanEqual: cst.GreaterThanEqual,
     cst.GreaterThanEqual: cst.LessThanEqual,
 }
-SIDE_EFFECT_FREE = m.OneOf(
-    m.Name(),
-    m.Attribute(),
-    m.Integer(),
-    m.Float(),
-    m.Imaginary(),
-    m.SimpleString(),
-    m.UnaryOperation(),
-    m.BinaryOperation(),
-    m.Subscript(),
+SIDE_EFFECT_FREE = (
+    cst.Name,
+    cst.Attribute,
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.UnaryOperation,
+    cst.BinaryOperation,
+    cst.Subscript,
 )
-EFFECTFUL = m.OneOf(m.Call(), m.Await(), m.Yield(), m.NamedExpr(), m.Lambda(), m.GeneratorExp())
+EFFECTFUL = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda, cst.GeneratorExp)
 NUMBER = m.Integer() | m.Float() | m.Imaginary()
 LITERAL = NUMBER | m.SimpleString() | m.ConcatenatedString() | m.UnaryOperation(m.Minus() | m.Plus(), NUMBER)
 
 
 def _pure(node: cst.BaseExpression) -> bool:
-    return m.matches(node, SIDE_EFFECT_FREE) and not m.findall(node, EFFECTFUL)
+    return type(node) in SIDE_EFFECT_FREE and next(nodes_within(node, EFFECTFUL), None) is None
 
 
 class _Collector(BindingsCollector):

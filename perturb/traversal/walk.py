@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import inspect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import libcst as cst
@@ -139,8 +139,12 @@ def _visit_order(node_type: type) -> tuple[str, ...]:
         source = inspect.getsource(node_type._visit_and_replace_children)
     except (OSError, TypeError):
         return tuple(names)
+    # Each child is visited by a `visit_*(self, "field", ...)` call, in order. A field read into a local first
+    # (`names = self.names` in ImportFrom, `format_spec = self.format_spec` in f-string expressions) is still
+    # visited where its call stands, so the calls decide; bare `self.x` reads are the fallback.
+    visited = re.findall(r"visit_\w+\(\s*self,\s*[\"'](\w+)[\"']", source) or re.findall(r"self\.(\w+)", source)
     ordered: list[str] = []
-    for name in re.findall(r"self\.(\w+)", source):
+    for name in visited:
         if name in names and name not in ordered:
             ordered.append(name)
     return tuple(ordered + [n for n in names if n not in ordered])
@@ -153,6 +157,17 @@ def children(node: cst.CSTNode, mode: str = "all") -> Iterable[cst.CSTNode]:
             yield value
         elif type(value) in SEQUENCE_TYPES:
             yield from (v for v in value if type(v) in NODE_TYPES)
+
+
+def nodes_within(root: cst.CSTNode, types: tuple[type, ...]) -> Iterator[cst.CSTNode]:
+    """`root` and every node below it whose exact type is one of `types` (concrete node classes), as
+    `libcst.matchers.findall` finds them, at a fraction of its cost; whitespace and punctuation are not searched."""
+    wanted, stack = frozenset(types), [root]
+    while stack:
+        node = stack.pop()
+        if type(node) in wanted:
+            yield node
+        stack.extend(reversed(list(children(node, "pruned"))))
 
 
 @functools.cache

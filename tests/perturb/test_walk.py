@@ -4,18 +4,23 @@ which one node object occurs twice."""
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
 import libcst as cst
+import libcst.matchers as m
 import pytest
 
+import repoanchor.perturb.traversal.walk as walk_module
 from repoanchor.perturb.traversal.replace import ancestor_paths, replace_nodes
-from repoanchor.perturb.traversal.walk import walk
+from repoanchor.perturb.traversal.walk import nodes_within, walk
 
 SOURCES = [
     "def f(a, b=1, *c, **d):\n    return [x + 1 for x in a if x < b]\n",
     "class A(B, metaclass=M):\n    @dec\n    def g(self):\n        with open(p) as fh, x:\n            yield fh\n",
     "try:\n    pass\nexcept (E, F) as e:\n    raise\nelse:\n    x = lambda y: y ** 2\nfinally:\n    del z\n",
     "match p:\n    case [1, *rest] if rest:\n        print(f'{rest!r:>10}')\n    case {'k': v}:\n        pass\n",
+    # fields LibCST reads into a local before visiting them: the walk must still follow its order
+    "from a.b import (c as d, e)\nprint(f'{value:{width}.{precision}}')\n",
 ]
 
 
@@ -35,6 +40,18 @@ def test_fast_walk_sees_the_same_names_as_libcst(source: str):
     walk(ours, module)
     module.visit(theirs)
     assert ours.names == theirs.names
+
+
+_KINDS = [(cst.Name,), (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda, cst.GeneratorExp)]
+
+
+@pytest.mark.parametrize("kinds", _KINDS, ids=lambda kinds: kinds[0].__name__)
+@pytest.mark.parametrize("source", [*SOURCES, Path(walk_module.__file__).read_text()], ids=range(len(SOURCES) + 1))
+def test_nodes_within_finds_what_libcst_matchers_find(source: str, kinds: tuple[type, ...]):
+    module = cst.parse_module(source)
+    ours = list(nodes_within(module, kinds))
+    theirs = m.findall(module, m.OneOf(*(getattr(m, kind.__name__)() for kind in kinds)))
+    assert [id(node) for node in ours] == [id(node) for node in theirs]
 
 
 def test_a_node_occurring_twice_is_rewritten_everywhere():
