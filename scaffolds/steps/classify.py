@@ -49,13 +49,16 @@ OPENCODE_TOOLS = {
 SEARCH = {"ls", "find", "grep", "egrep", "fgrep", "rg", "ag", "ack", "tree", "locate", "which", "whereis", "wc"}
 READ = {"cat", "head", "tail", "less", "more", "nl", "bat", "diff", "cmp", "stat", "file", "xxd", "od", "hexdump",
         "strings"}  # fmt: skip
-EDIT = {"cp", "mv", "rm", "mkdir", "touch", "rmdir", "ln", "chmod", "patch", "truncate", "unzip", "tar"}
+EDIT = {"cp", "mv", "rm", "mkdir", "touch", "rmdir", "ln", "chmod", "patch", "truncate", "unzip", "tar",
+        "apply_patch", "applypatch"}  # fmt: skip
+"""`apply_patch`/`applypatch`: the patch tool Codex-style models call from the shell (`apply_patch <<'EOF'`)."""
 TEST = {"pytest", "py.test", "tox", "nox", "make", "ninja", "cmake", "runtests.py", "runtests"}
 OTHER = {"echo", "printf", "pwd", "env", "export", "sleep", "true", "false", "cd", "source", "whoami", "date",
          "apt-get", "apt", "conda", "yum", "uname", "id", "set", "unset", "exit", "clear", "history"}  # fmt: skip
 STREAM_EDITORS = ("sed", "perl", "awk")
-IN_PLACE = re.compile(r"-[a-zA-Z]*i\S*|--in-place\S*")
-"""sed's and perl's in-place flag, alone or among others (`-i`, `-pi`, `-i.bak`, `--in-place=.orig`)."""
+IN_PLACE = re.compile(r"-[a-zA-Z0-9]*i\S*|--in-place\S*")
+"""sed's and perl's in-place flag, alone or among others (`-i`, `-pi`, `-i.bak`, `--in-place=.orig`, perl's `-0pi`,
+whose `-0` sets the record separator)."""
 WRAPPERS = {"sudo", "time", "nohup", "timeout", "command", "exec", "nice", "stdbuf"}
 GIT = {
     "status": "read", "diff": "read", "log": "read", "show": "read", "blame": "read",

@@ -61,6 +61,9 @@ CASES = [
     ("bash", "sed -i 's/a/b/' a.py", "edit", "sed-in-place"),
     ("bash", "sed -i.bak -e 's/a/b/' a.py", "edit", "sed-in-place"),
     ("bash", "perl -pi -e 's/a/b/' a.py", "edit", "perl-in-place"),
+    ("bash", "perl -0pi -e 's/a\\nb/c/' a.py", "edit", "perl-in-place"),  # -0: slurp; the flags bundled
+    ("bash", "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.py\n*** End Patch\nEOF", "edit", "file-op"),
+    ("bash", "applypatch < fix.diff", "edit", "file-op"),
     ("bash", "echo x > a.txt", "edit", "redirect-write"),
     ("bash", "echo x >> a.txt", "edit", "redirect-write"),
     ("bash", "echo x | tee a.txt", "edit", "tee-file"),
