@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from repoanchor.scaffolds.steps.formatters import formatter_category
 from repoanchor.scaffolds.steps.project_cli import is_project_cli
 from repoanchor.scaffolds.steps.python_steps import misquoted_python_write, python_step
 from repoanchor.scaffolds.steps.shell import ShellParseError, SimpleCommand, base_name, split_commands
@@ -200,6 +201,8 @@ def _words(
         return _pip(args[2:] if args[:1] == ["-m"] else args, text)
     if re.fullmatch(r"python[\d.]*|pypy3?", name):
         return _label(*python_step(args, cmd, scripts or {}))
+    if (formatted := formatter_category(name, args)) and not is_project_cli(name, project):
+        return _label(formatted, text, "formatter")
     if name in ("bash", "sh", "zsh") and args[:1] == ["-c"] and len(args) > 1:
         return classify_shell(args[1], scripts, project)
     if name in ("bash", "sh") and args:

@@ -64,6 +64,13 @@ CASES = [
     ("bash", "perl -0pi -e 's/a\\nb/c/' a.py", "edit", "perl-in-place"),  # -0: slurp; the flags bundled
     ("bash", "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.py\n*** End Patch\nEOF", "edit", "file-op"),
     ("bash", "applypatch < fix.diff", "edit", "file-op"),
+    ("bash", "black sympy/core/add.py && isort sympy/core/add.py", "edit", "formatter"),
+    ("bash", "autopep8 --in-place --aggressive a.py", "edit", "formatter"),
+    ("bash", "ruff format a.py", "edit", "formatter"),
+    ("bash", "ruff check --fix a.py", "edit", "formatter"),
+    ("bash", "black --check --diff a.py", "other", "formatter"),
+    ("bash", "yapf a.py", "other", "formatter"),  # prints the formatted code
+    ("bash", "ruff check a.py", "other", "unknown-command"),  # a linter writes nothing
     ("bash", "echo x > a.txt", "edit", "redirect-write"),
     ("bash", "echo x >> a.txt", "edit", "redirect-write"),
     ("bash", "echo x | tee a.txt", "edit", "tee-file"),
@@ -204,7 +211,7 @@ CASES = [
     ("bash", 'echo "select 1;;" | sqlfluff lint -', "test", "project-cli"),
     ("bash", "pylint --disable=all --enable=W0611 t.py", "test", "project-cli"),
     ("bash", "cd /tmp/docs && sphinx-build -b html . _build", "test", "project-cli"),
-    ("bash", "black t.py", "other", "unknown-command"),
+    ("bash", "black t.py", "edit", "formatter"),  # elsewhere a formatter rewrites the file: an edit
     ("bash", "hexdump -C test.sql", "read", "read-command"),
 ]
 
