@@ -19,9 +19,10 @@ from typing import NamedTuple
 import pandas as pd
 
 from repoanchor.evals.analysis.run_context import RunContext, context_of
-from repoanchor.scaffolds.steps.classify import WRAPPERS, Label
+from repoanchor.scaffolds.steps.classify import Label
 from repoanchor.scaffolds.steps.sequence import action_text, labels_in_order
 from repoanchor.scaffolds.steps.shell import ShellParseError, split_commands
+from repoanchor.scaffolds.steps.vocabulary import WRAPPERS
 from repoanchor.scaffolds.trajectories.readers import read_trajectory
 from repoanchor.scaffolds.trajectories.trajectory import Action, Trajectory, TrajectoryError, load
 

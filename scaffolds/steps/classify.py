@@ -15,6 +15,18 @@ from repoanchor.scaffolds.steps.formatters import formatter_category
 from repoanchor.scaffolds.steps.project_cli import is_project_cli
 from repoanchor.scaffolds.steps.python_steps import misquoted_python_write, python_step
 from repoanchor.scaffolds.steps.shell import ShellParseError, SimpleCommand, base_name, split_commands
+from repoanchor.scaffolds.steps.vocabulary import (
+    EDIT,
+    GIT,
+    IN_PLACE,
+    OPENCODE_TOOLS,
+    OTHER,
+    READ,
+    SEARCH,
+    STREAM_EDITORS,
+    TEST,
+    WRAPPERS,
+)
 
 PHASE = {"search": "explore", "read": "explore", "edit": "edit", "test": "test", "other": "other"}
 # STEPS.md: a compound command takes the label of its highest-priority part.
@@ -40,34 +52,6 @@ class Label:
 
 def _label(category: str, decided_by: str, rule: str) -> Label:
     return Label(category, PHASE[category], decided_by.strip()[:200], rule)
-
-
-OPENCODE_TOOLS = {
-    "read": "read", "grep": "search", "glob": "search", "list": "search", "ls": "search",
-    "edit": "edit", "write": "edit", "apply_patch": "edit", "patch": "edit", "multiedit": "edit",
-}  # fmt: skip
-
-SEARCH = {"ls", "find", "grep", "egrep", "fgrep", "rg", "ag", "ack", "tree", "locate", "which", "whereis", "wc"}
-READ = {"cat", "head", "tail", "less", "more", "nl", "bat", "diff", "cmp", "stat", "file", "xxd", "od", "hexdump",
-        "strings"}  # fmt: skip
-EDIT = {"cp", "mv", "rm", "mkdir", "touch", "rmdir", "ln", "chmod", "patch", "truncate", "unzip", "tar",
-        "apply_patch", "applypatch"}  # fmt: skip
-"""`apply_patch`/`applypatch`: the patch tool Codex-style models call from the shell (`apply_patch <<'EOF'`)."""
-TEST = {"pytest", "py.test", "tox", "nox", "make", "ninja", "cmake", "runtests.py", "runtests"}
-OTHER = {"echo", "printf", "pwd", "env", "export", "sleep", "true", "false", "cd", "source", "whoami", "date",
-         "apt-get", "apt", "conda", "yum", "uname", "id", "set", "unset", "exit", "clear", "history"}  # fmt: skip
-STREAM_EDITORS = ("sed", "perl", "awk")
-IN_PLACE = re.compile(r"-[a-zA-Z0-9]*i\S*|--in-place\S*")
-"""sed's and perl's in-place flag, alone or among others (`-i`, `-pi`, `-i.bak`, `--in-place=.orig`, perl's `-0pi`,
-whose `-0` sets the record separator)."""
-WRAPPERS = {"sudo", "time", "nohup", "timeout", "command", "exec", "nice", "stdbuf"}
-GIT = {
-    "status": "read", "diff": "read", "log": "read", "show": "read", "blame": "read",
-    "grep": "search", "ls-files": "search", "ls-tree": "search",
-    "apply": "edit", "checkout": "edit", "restore": "edit", "stash": "edit", "reset": "edit", "commit": "edit",
-    "add": "edit", "rm": "edit", "mv": "edit", "am": "edit", "cherry-pick": "edit", "revert": "edit",
-    "clean": "edit", "merge": "edit", "rebase": "edit", "switch": "edit",
-}  # fmt: skip
 
 
 def classify(
@@ -186,14 +170,16 @@ def _words(
         while args and args[0].startswith("-"):  # global options: -C DIR, --no-pager
             args = args[2:] if args[0] in ("-C", "-c") else args[1:]
         sub = args[0] if args else ""
-        if sub == "stash" and len(args) > 1 and args[1] in ("list", "show"):
-            return _label("read", text, "git-stash-view")
+        if (sub == "stash" and args[1:2] in (["list"], ["show"])) or (sub == "apply" and _dry_run(args)):
+            return _label("read", text, f"git-{sub}-view")
         return _label(GIT.get(sub, "other"), text, f"git-{sub or 'bare'}")
     if name in ("xargs", "find"):
         return _find_or_xargs(name, args, cmd, scripts or {}, project)
     if name in STREAM_EDITORS:
         category = _stream_editor(name, args)
         return _label(category, text, f"{name}-{'in-place' if category == 'edit' else 'print'}")
+    if name == "patch" and _dry_run(args):
+        return _label("read", text, "patch-dry-run")
     if name == "tee":
         files = [a for a in args if not a.startswith("-") and a not in HARMLESS_TARGETS]
         return _label("edit", text, "tee-file") if files else _label("other", text, "tee-null")
@@ -209,6 +195,8 @@ def _words(
         return _label("test", text, "shell-script")
     if name in ("npm", "yarn", "pnpm") and args[:1] in (["test"], ["run"]):
         return _label("test", text, "npm-test")
+    if name == "coverage" and args[:1] == ["run"]:  # `coverage run -m pytest`, `coverage run script.py`
+        return _label("test", text, "coverage-run")
     if name == "manage.py" or (args and base_name(args[0]) == "manage.py"):
         return _label("test", text, "django-manage")
     for cat, rule in (("search", "search-command"), ("read", "read-command"), ("edit", "file-op"),
@@ -220,6 +208,11 @@ def _words(
     if "/" in words[0] or name.endswith((".py", ".sh")):  # ./runtests.py, bin/test: project code
         return _label("test", text, "run-script")
     return _label("other", text, "unknown-command")
+
+
+def _dry_run(args: list[str]) -> bool:
+    """`git apply` or `patch` told only to check or describe a patch: nothing on disk changes."""
+    return bool({"--check", "--stat", "--numstat", "--summary", "--dry-run"} & set(args)) and "--apply" not in args
 
 
 def _find_or_xargs(

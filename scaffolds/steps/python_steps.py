@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from repoanchor.scaffolds.steps.formatters import formatter_category
 from repoanchor.scaffolds.steps.python_code import environment_query, only_reads, parses, rewritten_file
 from repoanchor.scaffolds.steps.shell import SimpleCommand, base_name
 
@@ -34,7 +35,9 @@ def python_step(args: list[str], cmd: SimpleCommand, scripts: Mapping[str, str])
     if "-c" in args and args.index("-c") + 1 < len(args):
         return python_code(args[args.index("-c") + 1], text, "python-c")
     if "-m" in args and args.index("-m") + 1 < len(args):
-        module = args[args.index("-m") + 1]
+        module, rest = args[args.index("-m") + 1], args[args.index("-m") + 2 :]
+        if formatted := formatter_category(module, rest):  # `python -m black a.py` rewrites a.py
+            return formatted, text, "formatter"
         return "test", text, "python-m-test" if module in ("pytest", "unittest", "tox") else "python-m"
     script = next((a for a in args if not a.startswith("-")), None)
     if script is None or script == "-":

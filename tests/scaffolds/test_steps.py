@@ -212,6 +212,12 @@ CASES = [
     ("bash", "pylint --disable=all --enable=W0611 t.py", "test", "project-cli"),
     ("bash", "cd /tmp/docs && sphinx-build -b html . _build", "test", "project-cli"),
     ("bash", "black t.py", "edit", "formatter"),  # elsewhere a formatter rewrites the file: an edit
+    ("bash", "python -m isort a.py", "edit", "formatter"),
+    ("bash", "git apply --check fix.patch", "read", "git-apply-view"),  # checks it, applies nothing
+    ("bash", "git apply --stat --apply fix.patch", "edit", "git-apply"),
+    ("bash", "patch -p1 --dry-run < fix.patch", "read", "patch-dry-run"),
+    ("bash", "sort -u names.txt | uniq -c", "read", "read-command"),
+    ("bash", "coverage run -m pytest tests/test_a.py && coverage report", "test", "coverage-run"),
     ("bash", "hexdump -C test.sql", "read", "read-command"),
 ]
 
