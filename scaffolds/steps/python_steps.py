@@ -35,7 +35,7 @@ def python_step(args: list[str], cmd: SimpleCommand, scripts: Mapping[str, str])
     if "-c" in args and args.index("-c") + 1 < len(args):
         return python_code(args[args.index("-c") + 1], text, "python-c")
     if "-m" in args and args.index("-m") + 1 < len(args):
-        module, rest = args[args.index("-m") + 1], args[args.index("-m") + 2 :]
+        module, *rest = args[args.index("-m") + 1 :]
         if formatted := formatter_category(module, rest):  # `python -m black a.py` rewrites a.py
             return formatted, text, "formatter"
         return "test", text, "python-m-test" if module in ("pytest", "unittest", "tox") else "python-m"
